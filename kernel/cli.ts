@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+/**
+ * The `tsgpu` command:
+ *   tsgpu kernel CONNECTION_FILE     run a kernel (Jupyter starts this)
+ *   tsgpu install [options]          write the kernelspec
+ *   tsgpu run NOTEBOOK [--output F]  execute a notebook through the kernel
+ */
+import { INSTALL_HELP, install, parseInstallArgs } from "./install";
+
+const HELP = `usage: tsgpu <command> [options]
+
+commands:
+  kernel CONNECTION_FILE       start a kernel on the given connection file
+  install [--user|--sys-prefix|--prefix DIR] [--name NAME]
+                               install the Jupyter kernelspec ("tsgpu install --help")
+  run NOTEBOOK [--output FILE] execute a notebook through the kernel and print its output
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [cmd, ...args] = argv;
+  switch (cmd) {
+    case "kernel": {
+      if (!args[0]) { process.stderr.write("tsgpu kernel: expected a connection file\n"); return 2; }
+      const { startKernel } = await import("./kernel");
+      await startKernel(args[0]);
+      return -1;
+    }
+    case "install": {
+      const o = parseInstallArgs(args);
+      if (o === "help") { process.stdout.write(INSTALL_HELP); return 0; }
+      const dir = install(o);
+      process.stdout.write(`Installed kernelspec ${o.name} in ${dir}\n`);
+      return 0;
+    }
+    case "run": {
+      let output: string | undefined;
+      const files: string[] = [];
+      for (let i = 0; i < args.length; i++) {
+        if (args[i] === "--output" || args[i] === "-o") output = args[++i];
+        else if (args[i].startsWith("-")) throw new Error(`tsgpu run: unknown option ${args[i]}`);
+        else files.push(args[i]);
+      }
+      if (files.length !== 1) throw new Error("tsgpu run: expected one notebook file");
+      const { runNotebook } = await import("./notebook");
+      const { errors } = await runNotebook(files[0], { output });
+      if (output) process.stdout.write(`\nWrote ${output}\n`);
+      return errors ? 1 : 0;
+    }
+    case undefined: case "-h": case "--help": case "help":
+      process.stdout.write(HELP);
+      return cmd === undefined ? 2 : 0;
+    default:
+      process.stderr.write(`tsgpu: unknown command ${cmd}\n\n${HELP}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then((code) => { if (code >= 0) process.exitCode = code; }).catch((e) => {
+  process.stderr.write(`tsgpu: ${e instanceof Error ? e.message : e}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,122 @@
+/**
+ * Language features that answer from the live session: is_complete from the
+ * TypeScript parser, completion and inspection from the values the cells
+ * defined. Jupyter counts cursor positions in Unicode code points.
+ */
+import { inspect } from "util";
+import { typescript } from "./transpile";
+
+/** Code-point offset → UTF-16 index in s. */
+export function codePointToIndex(s: string, cp: number): number {
+  let i = 0;
+  for (let n = 0; n < cp && i < s.length; n++) i += (s.codePointAt(i)! > 0xffff) ? 2 : 1;
+  return i;
+}
+
+/** UTF-16 index → code-point offset in s. */
+export function indexToCodePoint(s: string, index: number): number {
+  return [...s.slice(0, index)].length;
+}
+
+export type Completeness = { status: "complete" } | { status: "incomplete"; indent: string } | { status: "invalid" };
+
+export function isComplete(code: string): Completeness {
+  const ts = typescript();
+  if (!code.trim()) return { status: "complete" };
+  const sf = ts.createSourceFile("cell.ts", code, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const diags: readonly any[] = (sf as any).parseDiagnostics ?? [];
+  if (!diags.length) return { status: "complete" };
+  const end = code.trimEnd().length;
+  const atEnd = diags.every((d) => d.start >= end - 1 || /Unterminated|expected/.test(String(d.messageText)) && d.start >= end - 1);
+  if (!atEnd) return { status: "invalid" };
+  return { status: "incomplete", indent: "  ".repeat(openDepth(ts, code)) };
+}
+
+function openDepth(ts: ReturnType<typeof typescript>, code: string): number {
+  const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.Standard, code);
+  let depth = 0;
+  for (let k = scanner.scan(); k !== ts.SyntaxKind.EndOfFileToken; k = scanner.scan()) {
+    if (k === ts.SyntaxKind.OpenBraceToken || k === ts.SyntaxKind.OpenParenToken || k === ts.SyntaxKind.OpenBracketToken) depth++;
+    if (k === ts.SyntaxKind.CloseBraceToken || k === ts.SyntaxKind.CloseParenToken || k === ts.SyntaxKind.CloseBracketToken) depth = Math.max(0, depth - 1);
+  }
+  return depth;
+}
+
+const NAME_BEFORE = /((?:[A-Za-z_$][\w$]*\s*\.\s*)*)([A-Za-z_$][\w$]*)?$/;
+
+/** Follows `a.b.c` from the global scope without calling anything but getters. */
+function lookup(path: string[]): { found: boolean; value: unknown } {
+  let value: any = globalThis;
+  for (const key of path) {
+    if (value === null || value === undefined) return { found: false, value: undefined };
+    try {
+      if (!(key in Object(value))) return { found: false, value: undefined };
+      value = value[key];
+    } catch { return { found: false, value: undefined }; }
+  }
+  return { found: true, value };
+}
+
+function propertyNames(value: unknown): string[] {
+  const names = new Set<string>();
+  for (let o: any = Object(value); o && o !== Object.prototype && o !== Function.prototype; o = Object.getPrototypeOf(o)) {
+    for (const k of Object.getOwnPropertyNames(o)) if (k !== "constructor" && /^[A-Za-z_$][\w$]*$/.test(k)) names.add(k);
+  }
+  return [...names];
+}
+
+const KEYWORDS = ["await", "async", "break", "case", "catch", "class", "const", "continue", "default", "do", "else", "enum",
+  "export", "extends", "finally", "for", "function", "if", "import", "interface", "let", "new", "return", "switch",
+  "throw", "try", "type", "typeof", "using", "var", "while", "yield"];
+
+export function complete(code: string, cursorPos: number, userNames: Iterable<string>) {
+  const at = codePointToIndex(code, cursorPos);
+  const m = NAME_BEFORE.exec(code.slice(0, at))!;
+  const path = m[1] ? m[1].split(".").map((s) => s.trim()).filter(Boolean) : [];
+  const prefix = m[2] ?? "";
+  let candidates: string[];
+  if (path.length) {
+    const { found, value } = lookup(path);
+    candidates = found ? propertyNames(value) : [];
+  } else {
+    candidates = [...new Set([...userNames, ...propertyNames(globalThis).filter((k) => !k.startsWith("__")), ...KEYWORDS])];
+  }
+  const matches = candidates.filter((c) => c.startsWith(prefix)).sort();
+  return {
+    status: "ok",
+    matches,
+    cursor_start: cursorPos - [...prefix].length,
+    cursor_end: cursorPos,
+    metadata: {},
+  };
+}
+
+/** The dotted name under (or just before) the cursor. */
+export function nameAt(code: string, cursorPos: number): string[] {
+  const at = codePointToIndex(code, cursorPos);
+  let end = at;
+  while (end < code.length && /[\w$]/.test(code[end])) end++;
+  const m = NAME_BEFORE.exec(code.slice(0, end))!;
+  return [...(m[1] ? m[1].split(".").map((s) => s.trim()).filter(Boolean) : []), ...(m[2] ? [m[2]] : [])];
+}
+
+/** A plain-text description of the value a dotted name refers to, or null if there is none. */
+export function describe(path: string[]): string | null {
+  if (!path.length) return null;
+  const { found, value } = lookup(path);
+  if (!found) return null;
+  const name = path.join(".");
+  const type = value === null ? "null" : typeof value === "function"
+    ? (/^class\b/.test(Function.prototype.toString.call(value)) ? "class" : "function") : typeof value;
+  const lines = [`${name}: ${type}`];
+  if (typeof value === "function") {
+    const src = Function.prototype.toString.call(value);
+    const sig = src.slice(0, src.indexOf("{") > 0 ? src.indexOf("{") : 200).trim();
+    lines.push(`Signature: ${sig.startsWith("function") || sig.startsWith("class") || sig.startsWith("async") ? sig : `${path[path.length - 1]}${sig.startsWith("(") ? sig : `(${value.length} arguments)`}`}`);
+    const doc = (value as any).__doc__ ?? (value as any).doc;
+    if (typeof doc === "string") lines.push("", doc);
+  } else {
+    lines.push(`Value: ${inspect(value, { depth: 2, colors: false, maxArrayLength: 20 })}`);
+  }
+  return lines.join("\n");
+}

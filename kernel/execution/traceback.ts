@@ -1,0 +1,80 @@
+/**
+ * Tracebacks that name the cell and line the user wrote (`Cell In[4], line 2`)
+ * with that line shown, in IPython's layout. Positions in the generated script
+ * go back through the cell's source map; kernel-internal frames are left out.
+ */
+import { sep } from "path";
+import type { TranspiledCell } from "./transpile";
+
+export interface CellRecord {
+  /** The script's file name in stack traces, e.g. `tsgpu-cell-4`. */
+  fileName: string;
+  executionCount: number;
+  lines: string[];
+  /** Set once the cell compiled; maps script positions to cell positions. */
+  compiled?: TranspiledCell;
+}
+
+export interface ErrorContent { ename: string; evalue: string; traceback: string[] }
+
+const RULE = "-".repeat(75);
+const kernelDir = __dirname.slice(0, __dirname.lastIndexOf(sep + "kernel")) + sep;
+
+/** A generated-script position (1-based) → the cell position (1-based), if mapped. */
+export function cellPosition(rec: CellRecord, line: number, column: number): { line: number; column: number } | null {
+  return rec.compiled ? rec.compiled.cellPosition(line, column) : { line, column };
+}
+
+function excerpt(rec: CellRecord, line: number): string {
+  const out = [`Cell In[${rec.executionCount}], line ${line}`];
+  const last = Math.min(rec.lines.length, line + 2);
+  const width = String(last).length;
+  for (let i = Math.max(1, line - 2); i <= last; i++) {
+    out.push(`${i === line ? "---->" : "     "} ${String(i).padStart(width)} ${rec.lines[i - 1]}`);
+  }
+  return out.join("\n");
+}
+
+export function errorName(err: unknown): string {
+  if (err instanceof Error) return err.name || err.constructor?.name || "Error";
+  return typeof err === "object" && err !== null ? (err.constructor?.name ?? "Error") : "Error";
+}
+
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  try { return typeof err === "string" ? err : JSON.stringify(err) ?? String(err); } catch { return String(err); }
+}
+
+const FRAME = /^\s*at (?:(.*?) \()?(.*?):(\d+):(\d+)\)?$/;
+
+/** Builds the `error` content for a thrown value. */
+export function formatError(err: unknown, cells: Map<string, CellRecord>): ErrorContent {
+  const ename = errorName(err);
+  const evalue = errorMessage(err);
+  const blocks: string[] = [];
+  const stack = err instanceof Error && typeof err.stack === "string" ? err.stack.split("\n") : [];
+  for (const line of stack) {
+    const m = FRAME.exec(line);
+    if (!m) continue;
+    const [, fn, file, l, c] = m;
+    const rec = cells.get(file);
+    if (rec) {
+      const pos = cellPosition(rec, Number(l), Number(c));
+      const block = pos ? excerpt(rec, pos.line) + (fn && !fn.startsWith("async ") && fn !== "<anonymous>" ? `\n    in ${fn}` : "") : "";
+      // The wrapper's call site maps onto the cell's last line: show each place once.
+      if (block && blocks[blocks.length - 1] !== block) blocks.push(block);
+      continue;
+    }
+    if (file.startsWith("node:") || file.startsWith(kernelDir + "kernel") || file.includes(`${sep}dist${sep}kernel${sep}`)) continue;
+    blocks.push(`File ${file}:${l}, in ${fn || "<anonymous>"}`);
+  }
+  const head = `${RULE}\n${ename.padEnd(42)}Traceback (most recent call last)`;
+  return { ename, evalue, traceback: [head, ...blocks.reverse(), `${ename}: ${evalue}`] };
+}
+
+/** The error content of a syntax error found before the cell ran. */
+export function syntaxErrorContent(rec: CellRecord, message: string, line: number, column: number): ErrorContent {
+  const text = rec.lines[line - 1] ?? "";
+  const block = [`  Cell In[${rec.executionCount}], line ${line}`, `    ${text}`, `    ${" ".repeat(Math.max(0, column - 1))}^`].join("\n");
+  return { ename: "SyntaxError", evalue: `${message} (line ${line}, column ${column})`, traceback: [block, `SyntaxError: ${message}`] };
+}

@@ -1,0 +1,100 @@
+/** The shell and control handler table: one entry per msg_type. */
+import type { Handler, RequestContext } from "./dispatcher";
+import type { ExecutionEngine } from "./execution/engine";
+import type { History } from "./history";
+import { mimeBundle, plainText } from "./display";
+import { complete, describe, isComplete, nameAt } from "./execution/language";
+import { errorMessage, errorName } from "./execution/traceback";
+
+export interface HandlerDeps {
+  engine: ExecutionEngine;
+  history: History;
+  kernelInfo(): Record<string, unknown>;
+  /** Ends the process after the reply is sent. */
+  shutdown(restart: boolean): void;
+  usage(): Record<string, unknown>;
+  comms: Map<string, string>;
+  log(text: string): void;
+}
+
+/** `?name`, `name?` and `%pinfo name` ask for help on a name. */
+const HELP = /^\s*(?:\?\s*([\w$.]+)|([\w$.]+)\s*\?|%pinfo\s+([\w$.]+))\s*$/;
+
+async function execute(d: HandlerDeps, ctx: RequestContext): Promise<Record<string, unknown>> {
+  const c = ctx.msg.content;
+  const code = String(c.code ?? "");
+  const silent = Boolean(c.silent);
+  const storeHistory = silent ? false : c.store_history !== false;
+  const count = d.engine.executionCount + (storeHistory ? 1 : 0);
+  if (!silent) ctx.publish("execute_input", { code, execution_count: count });
+
+  const help = HELP.exec(code);
+  if (help) {
+    if (storeHistory) { d.engine.executionCount++; d.history.add(count, code); }
+    const name = help[1] ?? help[2] ?? help[3];
+    const text = describe(name.split(".")) ?? `Object \`${name}\` not found.`;
+    return { status: "ok", execution_count: count, user_expressions: {}, payload: [{ source: "page", data: { "text/plain": text }, start: 0 }] };
+  }
+
+  if (storeHistory) d.history.add(count, code);
+  const outcome = await d.engine.execute(code, ctx.msg, { storeHistory, silent });
+  if (outcome.status === "error") {
+    ctx.publish("error", { ...outcome.error });
+    if (c.stop_on_error !== false) ctx.abortQueued();
+    return { status: "error", execution_count: outcome.executionCount, ...outcome.error };
+  }
+  if (outcome.hasResult) {
+    const data = mimeBundle(outcome.result);
+    ctx.publish("execute_result", { execution_count: outcome.executionCount, data, metadata: {} });
+    if (storeHistory) d.history.setOutput(count, String(data["text/plain"]));
+  }
+  const userExpressions: Record<string, unknown> = {};
+  for (const [key, expr] of Object.entries((c.user_expressions ?? {}) as Record<string, string>)) {
+    try {
+      userExpressions[key] = { status: "ok", data: mimeBundle(await d.engine.evaluate(String(expr))), metadata: {} };
+    } catch (e) {
+      userExpressions[key] = { status: "error", ename: errorName(e), evalue: errorMessage(e), traceback: [] };
+    }
+  }
+  return { status: "ok", execution_count: outcome.executionCount, user_expressions: userExpressions, payload: [] };
+}
+
+function inspectRequest(ctx: RequestContext): Record<string, unknown> {
+  const c = ctx.msg.content;
+  const text = describe(nameAt(String(c.code ?? ""), Number(c.cursor_pos ?? 0)));
+  return { status: "ok", found: text !== null, data: text === null ? {} : { "text/plain": text }, metadata: {} };
+}
+
+export function makeHandlers(d: HandlerDeps): Record<string, Handler> {
+  return {
+    kernel_info_request: () => d.kernelInfo(),
+    execute_request: (ctx) => execute(d, ctx),
+    is_complete_request: (ctx) => isComplete(String(ctx.msg.content.code ?? "")),
+    complete_request: (ctx) => complete(String(ctx.msg.content.code ?? ""), Number(ctx.msg.content.cursor_pos ?? 0), d.engine.userNames),
+    inspect_request: (ctx) => inspectRequest(ctx),
+    history_request: (ctx) => ({ status: "ok", history: d.history.query(ctx.msg.content) }),
+    comm_info_request: (ctx) => {
+      const target = ctx.msg.content.target_name;
+      const comms: Record<string, { target_name: string }> = {};
+      for (const [id, name] of d.comms) if (!target || target === name) comms[id] = { target_name: name };
+      return { status: "ok", comms };
+    },
+    comm_open: (ctx) => {
+      // No comm targets are registered: close it again, as ipykernel does for an unknown target.
+      const c = ctx.msg.content;
+      d.log(`comm_open for unknown target ${c.target_name}; closing it`);
+      ctx.publish("comm_close", { comm_id: c.comm_id, data: {} });
+      return null;
+    },
+    comm_msg: () => null,
+    comm_close: (ctx) => { d.comms.delete(String(ctx.msg.content.comm_id)); return null; },
+    shutdown_request: (ctx) => {
+      const restart = Boolean(ctx.msg.content.restart);
+      d.shutdown(restart);
+      return { status: "ok", restart };
+    },
+    usage_request: () => d.usage(),
+  };
+}
+
+export { plainText };

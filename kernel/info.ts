@@ -1,0 +1,37 @@
+/** What the kernel says about itself in kernel_info_reply. */
+import { readFileSync } from "fs";
+import { join } from "path";
+import { PROTOCOL_VERSION } from "./protocol/message";
+
+function packageVersion(file: string): string {
+  try { return JSON.parse(readFileSync(file, "utf8")).version; } catch { return "unknown"; }
+}
+
+export const ROOT = join(__dirname, "..", "..");
+export const VERSION = packageVersion(join(ROOT, "package.json"));
+
+export function kernelInfo(): Record<string, unknown> {
+  const tsVersion = packageVersion(join(ROOT, "node_modules", "typescript", "package.json"));
+  return {
+    status: "ok",
+    protocol_version: PROTOCOL_VERSION,
+    implementation: "tsgpu",
+    implementation_version: VERSION,
+    language_info: {
+      name: "typescript",
+      version: tsVersion,
+      mimetype: "text/x-typescript",
+      file_extension: ".ts",
+      pygments_lexer: "typescript",
+      codemirror_mode: { name: "javascript", typescript: true },
+      nbconvert_exporter: "script",
+    },
+    banner: `tsgpu ${VERSION}: TypeScript ${tsVersion} on Node.js ${process.version}, with the torch runtime and GPU memory magics (%memory, %reset, %empty_cache)`,
+    help_links: [
+      { text: "tsgpu README", url: "https://github.com/tsgpu/tsgpu#readme" },
+      { text: "TypeScript handbook", url: "https://www.typescriptlang.org/docs/handbook/intro.html" },
+      { text: "Node.js API", url: "https://nodejs.org/api/" },
+    ],
+    debugger: false,
+  };
+}

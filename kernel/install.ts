@@ -1,0 +1,101 @@
+/**
+ * `tsgpu install`: writes the kernelspec (kernel.json and logos) where
+ * Jupyter looks for kernels, with no Python involved.
+ */
+import { copyFileSync, existsSync, mkdirSync, writeFileSync, accessSync, constants, realpathSync } from "fs";
+import { homedir, platform } from "os";
+import { dirname, join, resolve } from "path";
+import { ROOT } from "./info";
+
+export const INSTALL_HELP = `usage: tsgpu install [--user | --sys-prefix | --prefix DIR] [--name NAME] [--display-name TEXT]
+
+Writes a Jupyter kernelspec for tsgpu (kernel.json and logos).
+
+options:
+  --user              install for the current user (the default): $JUPYTER_DATA_DIR,
+                      or ~/.local/share/jupyter (Linux), ~/Library/Jupyter (macOS)
+  --sys-prefix        install into the active Python environment's prefix
+                      ($VIRTUAL_ENV or $CONDA_PREFIX), else the prefix of \`jupyter\` on PATH
+  --prefix DIR        install into DIR/share/jupyter/kernels/NAME
+  --name NAME         kernelspec name (default: tsgpu)
+  --display-name TEXT name shown in the launcher (default: "TypeScript (tsgpu)")
+  -h, --help          show this help
+`;
+
+/** The command line that starts a kernel; `{connection_file}` is filled in by Jupyter. */
+export function kernelArgv(): string[] {
+  return [process.execPath, "--expose-gc", join(ROOT, "dist", "kernel", "cli.js"), "kernel", "{connection_file}"];
+}
+
+function userDataDir(): string {
+  if (process.env.JUPYTER_DATA_DIR) return process.env.JUPYTER_DATA_DIR;
+  if (platform() === "darwin") return join(homedir(), "Library", "Jupyter");
+  return join(process.env.XDG_DATA_HOME || join(homedir(), ".local", "share"), "jupyter");
+}
+
+function sysPrefix(): string {
+  const env = process.env.VIRTUAL_ENV || process.env.CONDA_PREFIX;
+  if (env) return env;
+  for (const dir of (process.env.PATH ?? "").split(":")) {
+    const exe = join(dir, "jupyter");
+    if (existsSync(exe)) return dirname(dirname(realpathSync(exe)));
+  }
+  throw new Error("--sys-prefix: no Python environment found (no $VIRTUAL_ENV, $CONDA_PREFIX, or jupyter on PATH); use --user or --prefix DIR");
+}
+
+export interface InstallOptions { where: "user" | "sys-prefix" | "prefix"; prefix?: string; name: string; displayName: string }
+
+export function parseInstallArgs(args: string[]): InstallOptions | "help" {
+  const o: InstallOptions = { where: "user", name: "tsgpu", displayName: "TypeScript (tsgpu)" };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const value = () => {
+      const v = args[++i];
+      if (v === undefined || v.startsWith("--")) throw new Error(`${a} needs a value\n\n${INSTALL_HELP}`);
+      return v;
+    };
+    if (a === "-h" || a === "--help") return "help";
+    else if (a === "--user") o.where = "user";
+    else if (a === "--sys-prefix") o.where = "sys-prefix";
+    else if (a === "--prefix") { o.where = "prefix"; o.prefix = value(); }
+    else if (a === "--name") o.name = value();
+    else if (a === "--display-name") o.displayName = value();
+    else throw new Error(`unknown option ${a}\n\n${INSTALL_HELP}`);
+  }
+  if (!/^[A-Za-z0-9._-]+$/.test(o.name)) throw new Error(`--name: kernelspec names may hold only letters, digits, ".", "_" and "-", got "${o.name}"`);
+  return o;
+}
+
+export function kernelDir(o: InstallOptions): string {
+  if (o.where === "user") return join(userDataDir(), "kernels", o.name);
+  const prefix = o.where === "prefix" ? resolve(o.prefix!) : sysPrefix();
+  return join(prefix, "share", "jupyter", "kernels", o.name);
+}
+
+/** Writes the kernelspec and returns its folder. */
+export function install(o: InstallOptions): string {
+  if (o.where === "prefix") {
+    const prefix = resolve(o.prefix!);
+    if (existsSync(prefix)) {
+      try { accessSync(prefix, constants.W_OK); } catch { throw new Error(`--prefix ${prefix}: the folder is not writable`); }
+    } else {
+      try { mkdirSync(prefix, { recursive: true }); } catch (e) { throw new Error(`--prefix ${prefix}: cannot create the folder: ${(e as Error).message}`); }
+    }
+  }
+  const dir = kernelDir(o);
+  try { mkdirSync(dir, { recursive: true }); } catch (e) { throw new Error(`cannot create ${dir}: ${(e as Error).message}`); }
+  const spec = {
+    argv: kernelArgv(),
+    display_name: o.displayName,
+    language: "typescript",
+    interrupt_mode: "message",
+    env: {},
+    metadata: { debugger: false, tsgpu: { version: require(join(ROOT, "package.json")).version } },
+  };
+  writeFileSync(join(dir, "kernel.json"), JSON.stringify(spec, null, 2) + "\n");
+  for (const f of ["logo-32x32.png", "logo-64x64.png", "logo-svg.svg"]) {
+    const src = join(ROOT, "kernelspec", f);
+    if (existsSync(src)) copyFileSync(src, join(dir, f));
+  }
+  return dir;
+}

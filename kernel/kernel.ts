@@ -1,0 +1,106 @@
+/**
+ * The kernel process: wires the transport (sockets, on a worker thread), the
+ * dispatcher (protocol core), the execution engine (TypeScript) and the
+ * magics together, and installs what cells see as globals.
+ */
+import { writeSync } from "fs";
+import { v4 as uuid4 } from "uuid";
+import { Transport } from "./transport/bridge";
+import { Dispatcher } from "./dispatcher";
+import { Message, Origin, reply } from "./protocol/message";
+import { readConnectionFile } from "./protocol/connection";
+import { OutputRouter } from "./execution/output";
+import { ExecutionEngine } from "./execution/engine";
+import { formatError } from "./execution/traceback";
+import { typescript } from "./execution/transpile";
+import { History } from "./history";
+import { kernelInfo } from "./info";
+import { makeHandlers } from "./handlers";
+import { makeDisplayApi } from "./display";
+import { installStdin } from "./stdin";
+import { MagicRegistry } from "../magics/registry";
+import { registerBuiltinMagics } from "../magics";
+import { loadRuntime, runtimeUsage } from "./runtime";
+
+export function log(text: string): void {
+  try { writeSync(2, `[tsgpu] ${text}\n`); } catch { /* stderr closed */ }
+}
+
+export async function startKernel(connectionFile: string): Promise<void> {
+  const info = readConnectionFile(connectionFile);
+  const origin: Origin = { session: uuid4(), username: "kernel" };
+  const staticInfo = kernelInfo();
+  let engine!: ExecutionEngine;
+  const transport = new Transport({
+    request: (channel, msg, receivedAt) => dispatcher.receive(channel, msg, receivedAt),
+    stdin: (msg) => stdin.onReply(msg),
+    interrupt: () => engine.interrupt(),
+    log,
+  });
+  const publish = (parent: Message, type: string, content: Record<string, unknown>, metadata: Record<string, unknown> = {}) =>
+    transport.send("iopub", reply(parent, type, content, origin, metadata));
+  const router = new OutputRouter(publish);
+  const magics = new MagicRegistry();
+  engine = new ExecutionEngine(router, transport.interruptFlag, {
+    magic: (name, args) => magics.run(name, args, {
+      runtime: loadRuntime(),
+      output: { display: (bundle) => router.publish("display_data", { data: bundle, metadata: {}, transient: {} }), print: (t) => router.write("stdout", t.endsWith("\n") ? t : t + "\n") },
+      namespace: {
+        names: () => [...engine.userNames],
+        reset: () => engine.resetNamespace(),
+      },
+    }),
+    runtime: loadRuntime,
+  });
+  registerBuiltinMagics(magics);
+  const history = new History();
+  const stdin = installStdin(transport, router, origin);
+  const { display, updateDisplay, clearOutput } = makeDisplayApi(router);
+  defineGlobals({ display, updateDisplay, clearOutput, cell: () => engine.currentScope() });
+
+  let exiting = false;
+  const shutdown = (restart: boolean) => {
+    if (exiting) return;
+    exiting = true;
+    transport.shutdownHandled();
+    setImmediate(async () => {
+      router.flush();
+      try { loadRuntimeIfLoaded()?.memory?.emptyCache?.("cpu"); } catch { /* nothing to release */ }
+      await transport.close();
+      log(restart ? "shutting down for restart" : "shut down");
+      process.exit(0);
+    });
+  };
+
+  const dispatcher = new Dispatcher(transport, origin, makeHandlers({
+    engine, history, kernelInfo: () => staticInfo, shutdown, comms: new Map(), log,
+    usage: () => runtimeUsage(),
+  }), log);
+
+  router.captureProcessStreams();
+  process.on("SIGINT", () => engine.interrupt());
+  const reportAsync = (kind: string) => (err: unknown) => {
+    const scope = router.scope();
+    if (!scope) { log(`${kind} outside any cell: ${(err as Error)?.stack ?? err}`); return; }
+    router.publish("error", { ...formatError(err, engine.cells) });
+  };
+  process.on("unhandledRejection", reportAsync("unhandled rejection"));
+  process.on("uncaughtException", reportAsync("uncaught exception"));
+
+  await transport.start(info, { ...staticInfo, session: origin.session });
+  // Load the compiler once the kernel has answered its first requests.
+  setTimeout(() => { try { typescript(); } catch (e) { log(`cannot load TypeScript: ${e}`); } }, 50).unref();
+}
+
+function loadRuntimeIfLoaded(): any {
+  return (globalThis as any).__tsgpu_runtime_loaded ? loadRuntime() : undefined;
+}
+
+function defineGlobals(g: Record<string, unknown> & { cell: () => unknown }): void {
+  const { cell, ...values } = g;
+  for (const [k, v] of Object.entries(values)) {
+    Object.defineProperty(globalThis, k, { value: v, writable: true, configurable: true, enumerable: false });
+  }
+  Object.defineProperty(globalThis, "cell", { get: cell, configurable: true, enumerable: false });
+  Object.defineProperty(globalThis, "torch", { get: loadRuntime, set: () => undefined, configurable: true, enumerable: false });
+}

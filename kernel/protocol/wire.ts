@@ -1,0 +1,84 @@
+/**
+ * The Jupyter wire format: frames `[ids..., "<IDS|MSG>", signature, header,
+ * parent_header, metadata, content, buffers...]`, signed with an HMAC of the
+ * four JSON parts. Pure: no sockets.
+ */
+import { createHmac, getHashes, timingSafeEqual } from "crypto";
+import { Message } from "./message";
+
+export const DELIMITER = Buffer.from("<IDS|MSG>");
+
+/** Signs and verifies message parts with one key and scheme (`hmac-sha256`, …). */
+export class Signer {
+  private readonly algorithm: string | null;
+
+  /** An empty key means messages are unsigned and signatures are not checked. */
+  constructor(private readonly key: string, scheme = "hmac-sha256") {
+    if (!key) { this.algorithm = null; return; }
+    const m = /^hmac-([a-z0-9-]+)$/i.exec(scheme);
+    const algorithm = m ? m[1].toLowerCase() : "";
+    if (!m || !getHashes().includes(algorithm)) {
+      throw new Error(`unsupported signature_scheme "${scheme}": expected hmac-<hash> with a hash Node supports (e.g. hmac-sha256)`);
+    }
+    this.algorithm = algorithm;
+  }
+
+  get enabled(): boolean { return this.algorithm !== null; }
+
+  sign(parts: Buffer[]): string {
+    if (!this.algorithm) return "";
+    const h = createHmac(this.algorithm, this.key);
+    for (const p of parts) h.update(p);
+    return h.digest("hex");
+  }
+
+  /** Constant-time comparison of a received signature with the expected one. */
+  verify(signature: string, parts: Buffer[]): boolean {
+    if (!this.algorithm) return true;
+    const expected = Buffer.from(this.sign(parts), "latin1");
+    const got = Buffer.from(signature, "latin1");
+    return got.length === expected.length && timingSafeEqual(got, expected);
+  }
+}
+
+export class WireError extends Error {
+  constructor(message: string) { super(message); this.name = "WireError"; }
+}
+
+function json(value: unknown): Buffer {
+  return Buffer.from(JSON.stringify(value ?? {}));
+}
+
+/** Message → frames, signed. */
+export function encode(msg: Message, signer: Signer): Buffer[] {
+  const parts = [json(msg.header), json(msg.parent_header), json(msg.metadata), json(msg.content)];
+  return [...msg.idents, DELIMITER, Buffer.from(signer.sign(parts)), ...parts, ...msg.buffers];
+}
+
+/** Frames → message. Throws WireError when the frames are malformed or the signature is wrong. */
+export function decode(frames: Buffer[], signer: Signer): Message {
+  const at = frames.findIndex((f) => f.length === DELIMITER.length && f.equals(DELIMITER));
+  if (at < 0) throw new WireError("no <IDS|MSG> delimiter in message frames");
+  if (frames.length < at + 6) throw new WireError(`message has ${frames.length - at - 1} frames after the delimiter, expected at least 5`);
+  const signature = frames[at + 1].toString("latin1");
+  const parts = frames.slice(at + 2, at + 6);
+  if (!signer.verify(signature, parts)) {
+    throw new WireError(signature ? "invalid message signature" : "missing message signature");
+  }
+  let decoded: unknown[];
+  try {
+    decoded = parts.map((p) => JSON.parse(p.toString("utf8")));
+  } catch (e) {
+    throw new WireError(`message part is not JSON: ${(e as Error).message}`);
+  }
+  const [header, parent, metadata, content] = decoded as any[];
+  if (!header || typeof header.msg_type !== "string") throw new WireError("message header has no msg_type");
+  return {
+    idents: frames.slice(0, at),
+    header,
+    parent_header: parent ?? {},
+    metadata: metadata ?? {},
+    content: content ?? {},
+    buffers: frames.slice(at + 6),
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * Main-thread side of the transport: starts the socket worker and passes
+ * messages to and from it. Knows nothing of zeromq itself.
+ */
+import { Worker } from "worker_threads";
+import { join } from "path";
+import type { Channel, Message } from "../protocol/message";
+import type { ConnectionInfo } from "../protocol/connection";
+import {
+  STDIN_CAPACITY_BYTES, STDIN_EMPTY, STDIN_FULL, STDIN_HEADER_BYTES, ToMain, ToWorker,
+} from "./bridge-types";
+
+export interface TransportEvents {
+  request(channel: "shell" | "control", msg: Message, receivedAt: number): void;
+  stdin(msg: Message): void;
+  interrupt(): void;
+  log(text: string): void;
+}
+
+export class Transport {
+  readonly interruptFlag = new Int32Array(new SharedArrayBuffer(4));
+  private readonly stdinBox = new SharedArrayBuffer(STDIN_HEADER_BYTES + STDIN_CAPACITY_BYTES);
+  private worker?: Worker;
+
+  constructor(private readonly events: TransportEvents) {}
+
+  /** Starts the worker and resolves once every socket is bound. */
+  start(info: ConnectionInfo, kernelInfo: Record<string, unknown>): Promise<void> {
+    const worker = new Worker(join(__dirname, "worker.js"), {
+      workerData: { info, interruptFlag: this.interruptFlag.buffer, stdinBox: this.stdinBox, kernelInfo },
+      stdout: false, stderr: false,
+    });
+    this.worker = worker;
+    return new Promise((resolve, reject) => {
+      worker.once("error", reject);
+      worker.on("message", (m: ToMain) => {
+        switch (m.kind) {
+          case "ready": resolve(); break;
+          case "request": this.events.request(m.channel, m.msg, m.receivedAt); break;
+          case "stdin": this.events.stdin(m.msg); break;
+          case "interrupt": this.events.interrupt(); break;
+          case "log": this.events.log(m.text); break;
+        }
+      });
+    });
+  }
+
+  send(channel: Channel, msg: Message): void {
+    this.post({ kind: "send", channel, msg });
+  }
+
+  shutdownHandled(): void { this.post({ kind: "shutdown-handled" }); }
+
+  /** Flushes pending sends, closes the sockets, and resolves when the worker has ended. */
+  close(): Promise<void> {
+    const w = this.worker;
+    if (!w) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => { w.terminate().finally(resolve); }, 2000);
+      w.once("exit", () => { clearTimeout(timer); resolve(); });
+      this.post({ kind: "close" });
+    });
+  }
+
+  /**
+   * Blocks the main thread until a stdin reply arrives (for synchronous
+   * `prompt()`), checking the interrupt flag every 50 ms. Returns null when interrupted.
+   */
+  waitStdinSync(): string | null {
+    const header = new Int32Array(this.stdinBox, 0, 2);
+    while (Atomics.load(header, 0) !== STDIN_FULL) {
+      if (Atomics.load(this.interruptFlag, 0) !== 0) return null;
+      Atomics.wait(header, 0, STDIN_EMPTY, 50);
+    }
+    const length = Atomics.load(header, 1);
+    const text = Buffer.from(new Uint8Array(this.stdinBox, STDIN_HEADER_BYTES, length)).toString("utf8");
+    Atomics.store(header, 0, STDIN_EMPTY);
+    return text;
+  }
+
+  /** Forgets any stdin reply left from before, ahead of a new input_request. */
+  clearStdin(): void {
+    Atomics.store(new Int32Array(this.stdinBox, 0, 2), 0, STDIN_EMPTY);
+  }
+
+  private post(m: ToWorker): void {
+    this.worker?.postMessage(m);
+  }
+}

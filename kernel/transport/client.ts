@@ -1,0 +1,189 @@
+/**
+ * A small Jupyter client over zeromq: starts a kernel process with a fresh
+ * connection file and executes code on it. Used by `tsgpu run` and by the
+ * tests, so both talk to the kernel exactly as Jupyter does.
+ */
+import { spawn, ChildProcess } from "child_process";
+import { createServer } from "net";
+import { mkdtempSync, writeFileSync, rmSync } from "fs";
+import { tmpdir } from "os";
+import { join } from "path";
+import { randomBytes } from "crypto";
+import * as zmq from "zeromq";
+import { decode, encode, Signer } from "../protocol/wire";
+import { Message, newHeader, Origin } from "../protocol/message";
+import type { ConnectionInfo } from "../protocol/connection";
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as any).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ExecuteResult { reply: Message; outputs: Message[] }
+
+export interface ClientOptions {
+  /** Command to start the kernel; `{connection_file}` is replaced. */
+  argv: string[];
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  key?: string;
+  signatureScheme?: string;
+}
+
+export class KernelClient {
+  readonly origin: Origin = { session: randomBytes(8).toString("hex"), username: "tsgpu-client" };
+  readonly shell = new zmq.Dealer();
+  readonly control = new zmq.Dealer();
+  readonly stdin = new zmq.Dealer();
+  readonly iopub = new zmq.Subscriber();
+  proc?: ChildProcess;
+  info!: ConnectionInfo;
+  signer!: Signer;
+  stderr = "";
+  private dir = "";
+  private listeners = new Map<string, (m: Message) => void>();
+  private replies = new Map<string, (m: Message) => void>();
+  /** Every iopub message received, in order. */
+  readonly iopubLog: Message[] = [];
+  onStdinRequest?: (m: Message) => string;
+
+  static async start(options: ClientOptions): Promise<KernelClient> {
+    const c = new KernelClient();
+    await c.launch(options);
+    return c;
+  }
+
+  private async launch(o: ClientOptions): Promise<void> {
+    const ports = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+    this.info = {
+      transport: "tcp", ip: "127.0.0.1",
+      shell_port: ports[0], control_port: ports[1], stdin_port: ports[2], iopub_port: ports[3], hb_port: ports[4],
+      key: o.key ?? randomBytes(16).toString("hex"), signature_scheme: o.signatureScheme ?? "hmac-sha256",
+    };
+    this.signer = new Signer(this.info.key, this.info.signature_scheme);
+    this.dir = mkdtempSync(join(tmpdir(), "tsgpu-client-"));
+    const file = join(this.dir, "kernel.json");
+    writeFileSync(file, JSON.stringify(this.info));
+    const argv = o.argv.map((a) => a.replace("{connection_file}", file));
+    this.proc = spawn(argv[0], argv.slice(1), { env: o.env ?? process.env, cwd: o.cwd, stdio: ["ignore", "inherit", "pipe"] });
+    this.proc.stderr!.on("data", (d) => { this.stderr += d.toString(); if (process.env.TSGPU_CLIENT_ECHO) process.stderr.write(d); });
+    const ep = (p: number) => `tcp://127.0.0.1:${p}`;
+    this.shell.connect(ep(this.info.shell_port));
+    this.control.connect(ep(this.info.control_port));
+    this.stdin.connect(ep(this.info.stdin_port));
+    this.iopub.connect(ep(this.info.iopub_port));
+    this.iopub.subscribe();
+    void this.pump(this.shell);
+    void this.pump(this.control);
+    void this.pumpIopub();
+    void this.pumpStdin();
+    await this.waitForReady();
+  }
+
+  private async pump(sock: zmq.Dealer): Promise<void> {
+    try {
+      for await (const frames of sock) {
+        const msg = decode(frames as Buffer[], this.signer);
+        const parent = (msg.parent_header as any).msg_id;
+        this.replies.get(parent)?.(msg);
+      }
+    } catch { /* closed */ }
+  }
+
+  private async pumpIopub(): Promise<void> {
+    try {
+      for await (const frames of this.iopub) {
+        const msg = decode(frames as Buffer[], this.signer);
+        this.iopubLog.push(msg);
+        this.listeners.get((msg.parent_header as any).msg_id)?.(msg);
+      }
+    } catch { /* closed */ }
+  }
+
+  private async pumpStdin(): Promise<void> {
+    try {
+      for await (const frames of this.stdin) {
+        const msg = decode(frames as Buffer[], this.signer);
+        const value = this.onStdinRequest ? this.onStdinRequest(msg) : "";
+        await this.send(this.stdin, "input_reply", { value }, msg.header);
+      }
+    } catch { /* closed */ }
+  }
+
+  async send(sock: zmq.Dealer, type: string, content: Record<string, unknown>, parent: object = {}): Promise<Message> {
+    const msg: Message = { idents: [], header: newHeader(type, this.origin), parent_header: parent as any, metadata: {}, content, buffers: [] };
+    await sock.send(encode(msg, this.signer));
+    return msg;
+  }
+
+  /** Sends a request and resolves with its reply and the iopub messages up to idle. */
+  async request(type: string, content: Record<string, unknown>, channel: "shell" | "control" = "shell", timeoutMs = 60000): Promise<ExecuteResult> {
+    const outputs: Message[] = [];
+    let msgId = "";
+    const done = new Promise<ExecuteResult>((resolve, reject) => {
+      let reply: Message | undefined;
+      let idle = false;
+      const finish = () => { if (reply && idle) { cleanup(); resolve({ reply, outputs }); } };
+      const timer = setTimeout(() => { cleanup(); reject(new Error(`no reply to ${type} within ${timeoutMs} ms\n${this.stderr}`)); }, timeoutMs);
+      const cleanup = () => { clearTimeout(timer); this.listeners.delete(msgId); this.replies.delete(msgId); };
+      this.pending = (id: string) => {
+        msgId = id;
+        this.listeners.set(id, (m) => {
+          if (m.header.msg_type === "status") { if (m.content.execution_state === "idle") { idle = true; finish(); } return; }
+          outputs.push(m);
+        });
+        this.replies.set(id, (m) => { reply = m; finish(); });
+      };
+    });
+    const header = newHeader(type, this.origin);
+    this.pending(header.msg_id);
+    const msg: Message = { idents: [], header, parent_header: {}, metadata: {}, content, buffers: [] };
+    await (channel === "shell" ? this.shell : this.control).send(encode(msg, this.signer));
+    return done;
+  }
+  private pending: (id: string) => void = () => undefined;
+
+  execute(code: string, extra: Record<string, unknown> = {}): Promise<ExecuteResult> {
+    return this.request("execute_request", { code, silent: false, store_history: true, user_expressions: {}, allow_stdin: Boolean(this.onStdinRequest), stop_on_error: true, ...extra });
+  }
+
+  private async waitForReady(): Promise<void> {
+    const deadline = Date.now() + 30000;
+    while (Date.now() < deadline) {
+      if (this.proc?.exitCode !== null && this.proc?.exitCode !== undefined) throw new Error(`kernel exited with ${this.proc.exitCode}:\n${this.stderr}`);
+      try {
+        await this.request("kernel_info_request", {}, "shell", 1000);
+        // iopub is connected once a status message arrives on it.
+        if (this.iopubLog.length) return;
+      } catch { /* not up yet */ }
+    }
+    throw new Error(`kernel did not answer kernel_info within 30 s:\n${this.stderr}`);
+  }
+
+  /** Asks the kernel to shut down and waits for the process to exit. */
+  async shutdown(restart = false): Promise<number | null> {
+    const exited = new Promise<number | null>((r) => {
+      if (!this.proc || this.proc.exitCode !== null) r(this.proc?.exitCode ?? null);
+      else this.proc.once("exit", (code) => r(code));
+    });
+    try { await this.request("shutdown_request", { restart }, "control", 5000); } catch { /* it may be gone already */ }
+    const timer = setTimeout(() => this.proc?.kill("SIGKILL"), 5000);
+    const code = await exited;
+    clearTimeout(timer);
+    this.close();
+    return code;
+  }
+
+  close(): void {
+    for (const s of [this.shell, this.control, this.stdin, this.iopub]) { try { s.close(); } catch { /* closed */ } }
+    if (this.proc && this.proc.exitCode === null) this.proc.kill("SIGKILL");
+    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * The transport worker: the only code that owns the kernel's zeromq sockets.
+ * It runs on its own thread so that heartbeat, control and interrupt keep
+ * answering while user code holds the main thread in a synchronous loop.
+ */
+import { parentPort, workerData } from "worker_threads";
+import * as zmq from "zeromq";
+import { decode, encode, Signer, WireError } from "../protocol/wire";
+import { Message, Origin, reply, replyType } from "../protocol/message";
+import { endpoint } from "../protocol/connection";
+import { Outbox } from "./outbox";
+import {
+  STDIN_CAPACITY_BYTES, STDIN_FULL, STDIN_HEADER_BYTES, ToMain, ToWorker, WorkerInit,
+} from "./bridge-types";
+
+const init = workerData as WorkerInit;
+const port = parentPort!;
+const signer = new Signer(init.info.key, init.info.signature_scheme);
+const interruptFlag = new Int32Array(init.interruptFlag);
+const stdinHeader = new Int32Array(init.stdinBox, 0, 2);
+const stdinData = new Uint8Array(init.stdinBox, STDIN_HEADER_BYTES, STDIN_CAPACITY_BYTES);
+const origin: Origin = { session: String(init.kernelInfo.session ?? ""), username: "kernel" };
+/** How long a shutdown request waits for the main thread before the worker ends the process itself. */
+const kShutdownGraceMs = 1500;
+
+import { monotonicMs } from "./clock";
+
+function toMain(m: ToMain): void { port.postMessage(m); }
+function log(text: string): void { toMain({ kind: "log", text }); }
+
+const shell = new zmq.Router();
+const control = new zmq.Router();
+const stdin = new zmq.Router();
+const iopub = new zmq.Publisher();
+const hb = new zmq.Reply();
+
+const onSendError = (e: Error) => log(`send failed: ${e.message}`);
+const outboxes = {
+  shell: new Outbox((f) => shell.send(f), onSendError),
+  control: new Outbox((f) => control.send(f), onSendError),
+  stdin: new Outbox((f) => stdin.send(f), onSendError),
+  iopub: new Outbox((f) => iopub.send(f), onSendError),
+};
+
+function send(channel: keyof typeof outboxes, msg: Message): void {
+  outboxes[channel].push(encode(msg, signer));
+}
+
+/** Buffers lose their class crossing threads; give them back. */
+function revive(msg: Message): Message {
+  msg.idents = msg.idents.map((b) => Buffer.from(b as Uint8Array));
+  msg.buffers = (msg.buffers ?? []).map((b) => Buffer.from(b as Uint8Array));
+  return msg;
+}
+
+async function bindAll(): Promise<Record<string, number>> {
+  const info = init.info;
+  const pairs: [zmq.Socket, string][] = [
+    [shell, "shell_port"], [control, "control_port"], [stdin, "stdin_port"],
+    [iopub, "iopub_port"], [hb, "hb_port"],
+  ];
+  const ports: Record<string, number> = {};
+  for (const [sock, key] of pairs) {
+    const p = Number((info as any)[key]);
+    await sock.bind(endpoint(info, p));
+    ports[key] = p;
+  }
+  return ports;
+}
+
+function decodeOrLog(frames: Buffer[], channel: string): Message | null {
+  try {
+    return decode(frames, signer);
+  } catch (e) {
+    if (e instanceof WireError) log(`dropped a ${channel} message: ${e.message}`);
+    else log(`dropped a ${channel} message: ${(e as Error).stack}`);
+    return null;
+  }
+}
+
+async function serveHeartbeat(): Promise<void> {
+  for await (const frames of hb) await hb.send(frames);
+}
+
+async function serveShell(): Promise<void> {
+  for await (const frames of shell) {
+    const msg = decodeOrLog(frames, "shell");
+    if (msg) toMain({ kind: "request", channel: "shell", msg, receivedAt: monotonicMs() });
+  }
+}
+
+async function serveStdin(): Promise<void> {
+  for await (const frames of stdin) {
+    const msg = decodeOrLog(frames, "stdin");
+    if (!msg || msg.header.msg_type !== "input_reply") continue;
+    const bytes = Buffer.from(String(msg.content.value ?? ""), "utf8").subarray(0, STDIN_CAPACITY_BYTES);
+    stdinData.set(bytes);
+    Atomics.store(stdinHeader, 1, bytes.length);
+    Atomics.store(stdinHeader, 0, STDIN_FULL);
+    Atomics.notify(stdinHeader, 0);
+    toMain({ kind: "stdin", msg });
+  }
+}
+
+let shutdownTimer: NodeJS.Timeout | undefined;
+
+/** Answers a control request here, without the main thread (which may be busy). */
+function answerOnControl(msg: Message, content: Record<string, unknown>): void {
+  send("iopub", reply(msg, "status", { execution_state: "busy" }, origin));
+  send("control", reply(msg, replyType(msg.header.msg_type), content, origin));
+  send("iopub", reply(msg, "status", { execution_state: "idle" }, origin));
+}
+
+async function serveControl(): Promise<void> {
+  for await (const frames of control) {
+    const msg = decodeOrLog(frames, "control");
+    if (!msg) continue;
+    const type = msg.header.msg_type;
+    if (type === "interrupt_request") {
+      Atomics.store(interruptFlag, 0, 1);
+      toMain({ kind: "interrupt" });
+      answerOnControl(msg, { status: "ok" });
+      continue;
+    }
+    if (type === "shutdown_request") {
+      // The main thread releases native resources and exits; if it is stuck
+      // in user code, answer here and end the process after a grace period.
+      toMain({ kind: "request", channel: "control", msg, receivedAt: monotonicMs() });
+      shutdownTimer = setTimeout(() => {
+        answerOnControl(msg, { status: "ok", restart: Boolean(msg.content.restart) });
+        Promise.all(Object.values(outboxes).map((o) => o.drain())).finally(() => {
+          process.kill(process.pid, "SIGKILL");
+        });
+      }, kShutdownGraceMs);
+      continue;
+    }
+    toMain({ kind: "request", channel: "control", msg, receivedAt: monotonicMs() });
+  }
+}
+
+port.on("message", (m: ToWorker) => {
+  if (m.kind === "send") send(m.channel as keyof typeof outboxes, revive(m.msg));
+  else if (m.kind === "shutdown-handled") { if (shutdownTimer) clearTimeout(shutdownTimer); }
+  else if (m.kind === "close") {
+    Promise.all(Object.values(outboxes).map((o) => o.drain())).finally(() => {
+      for (const s of [shell, control, stdin, iopub, hb]) s.close();
+      port.close();
+    });
+  }
+});
+
+bindAll().then((ports) => {
+  toMain({ kind: "ready", ports });
+  for (const serve of [serveHeartbeat, serveShell, serveStdin, serveControl]) {
+    serve().catch((e) => { if (!String(e?.message).includes("closed")) log(`${serve.name} stopped: ${e?.stack ?? e}`); });
+  }
+}).catch((e) => {
+  log(`cannot bind kernel sockets: ${e?.message ?? e}`);
+  process.exit(1);
+});
