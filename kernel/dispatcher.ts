@@ -35,7 +35,9 @@ export class Dispatcher {
 
   constructor(private readonly sender: Sender, private readonly origin: Origin,
               private readonly handlers: Record<string, Handler>,
-              private readonly log: (text: string) => void) {}
+              private readonly log: (text: string) => void,
+              /** Called after each request, when the kernel goes idle. */
+              private readonly onIdle: () => void = () => undefined) {}
 
   /** Entry point for decoded requests. Shell requests run one at a time, in order; control ones at once. */
   receive(channel: "shell" | "control", msg: Message, receivedAt = monotonicMs()): void {
@@ -88,5 +90,6 @@ export class Dispatcher {
     }
     if (content) this.sender.send(channel, reply(msg, replyType(type), content, this.origin));
     this.publish(msg, "status", { execution_state: "idle" });
+    if (type === "execute_request") this.onIdle();
   }
 }

@@ -12,7 +12,6 @@ export interface HandlerDeps {
   kernelInfo(): Record<string, unknown>;
   /** Ends the process after the reply is sent. */
   shutdown(restart: boolean): void;
-  usage(): Record<string, unknown>;
   comms: Map<string, string>;
   log(text: string): void;
 }
@@ -93,7 +92,6 @@ export function makeHandlers(d: HandlerDeps): Record<string, Handler> {
       d.shutdown(restart);
       return { status: "ok", restart };
     },
-    usage_request: () => d.usage(),
   };
 }
 

@@ -20,7 +20,7 @@ import { makeDisplayApi } from "./display";
 import { installStdin } from "./stdin";
 import { MagicRegistry } from "../magics/registry";
 import { registerBuiltinMagics } from "../magics";
-import { loadRuntime, runtimeUsage } from "./runtime";
+import { deviceUsage, loadRuntime } from "./runtime";
 
 export function log(text: string): void {
   try { writeSync(2, `[tsgpu] ${text}\n`); } catch { /* stderr closed */ }
@@ -74,8 +74,7 @@ export async function startKernel(connectionFile: string): Promise<void> {
 
   const dispatcher = new Dispatcher(transport, origin, makeHandlers({
     engine, history, kernelInfo: () => staticInfo, shutdown, comms: new Map(), log,
-    usage: () => runtimeUsage(),
-  }), log);
+  }), log, () => transport.deviceUsage(deviceUsage()));
 
   router.captureProcessStreams();
   process.on("SIGINT", () => engine.interrupt());

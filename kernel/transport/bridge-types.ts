@@ -25,6 +25,7 @@ export type ToMain =
 export type ToWorker =
   | { kind: "send"; channel: Channel; msg: Message }
   | { kind: "shutdown-handled" }
+  | { kind: "device-usage"; devices: Record<string, unknown> }
   | { kind: "close" };
 
 /** Layout of the stdin mailbox: [state, byteLength] as Int32, then UTF-8 bytes. */

@@ -49,6 +49,9 @@ export class Transport {
     this.post({ kind: "send", channel, msg });
   }
 
+  /** The device figures the worker puts in usage_reply. */
+  deviceUsage(devices: Record<string, unknown>): void { this.post({ kind: "device-usage", devices }); }
+
   shutdownHandled(): void { this.post({ kind: "shutdown-handled" }); }
 
   /** Flushes pending sends, closes the sockets, and resolves when the worker has ended. */

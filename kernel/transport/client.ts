@@ -39,9 +39,10 @@ export interface ClientOptions {
 
 export class KernelClient {
   readonly origin: Origin = { session: randomBytes(8).toString("hex"), username: "tsgpu-client" };
-  readonly shell = new zmq.Dealer();
+  // Shell and stdin share one identity, as in jupyter_client: the kernel routes input_request by it.
+  readonly shell = new zmq.Dealer({ routingId: this.origin.session });
   readonly control = new zmq.Dealer();
-  readonly stdin = new zmq.Dealer();
+  readonly stdin = new zmq.Dealer({ routingId: this.origin.session });
   readonly iopub = new zmq.Subscriber();
   proc?: ChildProcess;
   info!: ConnectionInfo;

@@ -9,6 +9,7 @@ import { decode, encode, Signer, WireError } from "../protocol/wire";
 import { Message, Origin, reply, replyType } from "../protocol/message";
 import { endpoint } from "../protocol/connection";
 import { Outbox } from "./outbox";
+import { processUsage } from "../usage";
 import {
   STDIN_CAPACITY_BYTES, STDIN_FULL, STDIN_HEADER_BYTES, ToMain, ToWorker, WorkerInit,
 } from "./bridge-types";
@@ -103,6 +104,7 @@ async function serveStdin(): Promise<void> {
 }
 
 let shutdownTimer: NodeJS.Timeout | undefined;
+let devices: Record<string, unknown> | undefined;
 
 /** Answers a control request here, without the main thread (which may be busy). */
 function answerOnControl(msg: Message, content: Record<string, unknown>): void {
@@ -120,6 +122,10 @@ async function serveControl(): Promise<void> {
       Atomics.store(interruptFlag, 0, 1);
       toMain({ kind: "interrupt" });
       answerOnControl(msg, { status: "ok" });
+      continue;
+    }
+    if (type === "usage_request") {
+      answerOnControl(msg, processUsage(devices));
       continue;
     }
     if (type === "shutdown_request") {
@@ -140,6 +146,7 @@ async function serveControl(): Promise<void> {
 
 port.on("message", (m: ToWorker) => {
   if (m.kind === "send") send(m.channel as keyof typeof outboxes, revive(m.msg));
+  else if (m.kind === "device-usage") devices = m.devices;
   else if (m.kind === "shutdown-handled") { if (shutdownTimer) clearTimeout(shutdownTimer); }
   else if (m.kind === "close") {
     Promise.all(Object.values(outboxes).map((o) => o.drain())).finally(() => {

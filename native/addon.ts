@@ -1,0 +1,128 @@
+/**
+ * The only module that loads the native binary (build/Release/tsgpu.node).
+ * Everything else in the runtime goes through {@link native}.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+
+/** Opaque handle to a native storage (one block of device memory). */
+export interface StorageHandle {
+  readonly __storage: unique symbol;
+}
+
+/** A frame of user code, recorded with allocations when memory history is on. */
+export interface Frame {
+  filename: string;
+  line: number;
+  column: number;
+  name: string;
+}
+
+/** What emptyCache reports. */
+export interface NativeEmptyCacheReport {
+  releasedBytes: number;
+  releasedSegments: number;
+  keptBytes: number;
+  keptSegments: number;
+  keptAllocatedBytes: number;
+  reason: string;
+}
+
+/** Result of replaying a trace through the allocator core over the policy backend. */
+export interface PolicyReplayResult {
+  peak_allocated: number;
+  peak_reserved: number;
+  num_device_alloc: number;
+  num_device_free: number;
+  num_allocs: number;
+  num_frees: number;
+  ns_per_alloc: number;
+  ns_per_free: number;
+  ooms: number;
+}
+
+/** The functions tsgpu.node exports. */
+export interface NativeAddon {
+  builtWithCuda: boolean;
+  empty(device: string, shape: number[], dtype: string, frames?: Frame[] | null): StorageHandle;
+  dispose(h: StorageHandle): boolean;
+  storageId(h: StorageHandle): number;
+  liveStorages(device: string): { id: number; shape: number[]; dtype: string; device: string; nbytes: number }[];
+  reclaim(): number;
+  setGcHook(fn: (() => void) | null): void;
+  memoryStats(device: string): Record<string, number>;
+  memorySummary(device: string, abbreviated: boolean): string;
+  emptyCache(device: string): NativeEmptyCacheReport;
+  resetPeakStats(device: string): void;
+  resetAccumulatedStats(device: string): void;
+  memGetInfo(device: string): [number, number];
+  deviceProperties(device: string): Record<string, string | number | boolean>;
+  setMemoryFraction(fraction: number, device: string): void;
+  synchronize(device: string): void;
+  setAllocatorSettings(settings: string): string;
+  getAllocatorSettings(): string;
+  recordMemoryHistory(device: string, enabled: boolean, maxEntries: number, clear: boolean): void;
+  snapshot(device: string): { segments: unknown[]; device_traces: unknown[] };
+  devices(): string[];
+  canonicalDevice(device: string): string;
+  cudaInfo(): { compiled: boolean; available: boolean; deviceCount: number; reason: string };
+  policyReplay(events: Float64Array, settings?: string, capacity?: number): PolicyReplayResult;
+  fill(out: StorageHandle, value: number): void;
+  randn(out: StorageHandle): void;
+  rand(out: StorageHandle): void;
+  binary(op: 'add' | 'sub' | 'mul' | 'div', out: StorageHandle, a: StorageHandle, b: StorageHandle | number): void;
+  matmul(out: StorageHandle, a: StorageHandle, b: StorageHandle, m: number, k: number, n: number): void;
+  sum(out: StorageHandle, a: StorageHandle): void;
+  write(out: StorageHandle, data: Float32Array): void;
+  read(a: StorageHandle): Float32Array;
+  copy(dst: StorageHandle, src: StorageHandle): void;
+  manualSeed(seed: number): void;
+  setErrorClasses(classes: { OutOfMemoryError: Function }): void;
+}
+
+function loadAddon(): NativeAddon {
+  const candidates = [
+    path.join(__dirname, '..', '..', 'build', 'Release', 'tsgpu.node'), // from dist/native
+    path.join(__dirname, '..', 'build', 'Release', 'tsgpu.node'), // from native/ (ts-node)
+  ];
+  for (const file of candidates) {
+    if (fs.existsSync(file)) {
+      // eslint-disable-next-line @typescript-eslint/no-var-requires
+      return require(file) as NativeAddon;
+    }
+  }
+  throw new Error(
+    `tsgpu native addon not found (looked in ${candidates.join(', ')}); build it with "npm run build:native"`,
+  );
+}
+
+/** The loaded addon. */
+export const native: NativeAddon = loadAddon();
+
+/**
+ * Returns a function that runs a full garbage collection: `global.gc` when
+ * node runs with --expose-gc, otherwise one obtained through the v8 flag.
+ */
+function findGc(): (() => void) | null {
+  const g = (globalThis as { gc?: () => void }).gc;
+  if (typeof g === 'function') return g;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-var-requires
+    require('v8').setFlagsFromString('--expose-gc');
+    // eslint-disable-next-line @typescript-eslint/no-var-requires
+    const fn = require('vm').runInNewContext('gc') as () => void;
+    return typeof fn === 'function' ? fn : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Full garbage collection, or null when none can be had. */
+export const runGc: (() => void) | null = findGc();
+
+if (runGc) {
+  // Called by the allocator on its out-of-memory path, before it gives up.
+  // The addon accepts the hook only from the thread that loaded it first
+  // (the one whose tensors it tracks), normally the main thread.
+  native.setGcHook(() => runGc());
+}

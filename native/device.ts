@@ -1,0 +1,64 @@
+/** Device names and argument checks shared by the runtime's modules. */
+import { native } from './addon';
+import { codedError } from './errors';
+
+/** A device as users write it: "cpu", "cuda", "cuda:N", or a CUDA ordinal. */
+export type DeviceLike = string | number;
+
+/** Element types. Only float32 is supported by the kernels for now. */
+export type DType = 'float32';
+
+const DTYPES: readonly string[] = ['float32'];
+
+/**
+ * Canonical device name ("cpu" or "cuda:N"). A number N means "cuda:N".
+ * Throws a clear error for unknown names, and for CUDA devices when CUDA is
+ * unavailable (quoting why).
+ */
+export function normalizeDevice(device: DeviceLike | undefined, fallback = 'cpu'): string {
+  if (device === undefined || device === null) return native.canonicalDevice(fallback);
+  if (typeof device === 'number') {
+    if (!Number.isInteger(device) || device < 0) {
+      throw codedError('TSGPU_ARG', `expected a device name or a non-negative CUDA index, got ${device}`);
+    }
+    return native.canonicalDevice(`cuda:${device}`);
+  }
+  if (typeof device !== 'string') {
+    throw codedError('TSGPU_ARG', `expected a device name such as "cpu" or "cuda:0", got ${typeof device}`);
+  }
+  return native.canonicalDevice(device.trim());
+}
+
+/** Checks a dtype name. */
+export function normalizeDtype(dtype: string | undefined): DType {
+  const d = dtype ?? 'float32';
+  if (!DTYPES.includes(d)) {
+    throw codedError('TSGPU_ARG', `unsupported dtype '${d}' (supported: ${DTYPES.join(', ')})`);
+  }
+  return d as DType;
+}
+
+/** A shape given as a number or an array; checks every dimension. */
+export function normalizeShape(shape: number | readonly number[]): number[] {
+  const dims = typeof shape === 'number' ? [shape] : Array.isArray(shape) ? [...shape] : null;
+  if (dims === null) {
+    throw codedError('TSGPU_ARG', `expected a number or an array of numbers for shape, got ${typeof shape}`);
+  }
+  dims.forEach((d, i) => {
+    if (typeof d !== 'number' || !Number.isInteger(d) || d < 0) {
+      const name = typeof shape === 'number' ? 'size' : `shape[${i}]`;
+      throw codedError('TSGPU_ARG', `expected a non-negative integer for ${name}, got ${String(d)}`);
+    }
+  });
+  return dims;
+}
+
+/** Number of elements of a shape. */
+export function numelOf(shape: readonly number[]): number {
+  return shape.reduce((a, b) => a * b, 1);
+}
+
+/** Bytes per element of a dtype. */
+export function dtypeSize(dtype: DType): number {
+  return dtype === 'float32' ? 4 : 4;
+}

@@ -1,0 +1,116 @@
+// CUDA backend: raw device memory through the CUDA runtime. Every runtime
+// call goes through TSGPU_CUDA_CHECK, except cudaMalloc's out-of-memory,
+// which is reported to the allocator as nullptr (its retry path handles it).
+#include <cuda_runtime.h>
+
+#include "backends/cuda_backend.h"
+#include "backends/cuda_check.h"
+
+namespace tsgpu {
+
+namespace {
+
+class CudaBackend : public Backend {
+ public:
+  explicit CudaBackend(int index) : index_(index) {
+    TSGPU_CUDA_CHECK(cudaSetDevice(index_));
+  }
+
+  DeviceKind kind() const override { return DeviceKind::kCuda; }
+  std::string deviceName() const override { return "cuda:" + std::to_string(index_); }
+
+  void* rawAlloc(size_t bytes) override {
+    TSGPU_CUDA_CHECK(cudaSetDevice(index_));
+    void* ptr = nullptr;
+    cudaError_t err = cudaMalloc(&ptr, bytes);
+    if (err == cudaErrorMemoryAllocation) {
+      cudaGetLastError();  // clear the error so the retry starts clean
+      return nullptr;
+    }
+    TSGPU_CUDA_CHECK(err);
+    return ptr;
+  }
+
+  void rawFree(void* ptr, size_t) override {
+    TSGPU_CUDA_CHECK(cudaSetDevice(index_));
+    TSGPU_CUDA_CHECK(cudaFree(ptr));
+  }
+
+  void copyHostToDevice(void* dst, const void* src, size_t bytes) override {
+    TSGPU_CUDA_CHECK(cudaSetDevice(index_));
+    TSGPU_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  }
+
+  void copyDeviceToHost(void* dst, const void* src, size_t bytes) override {
+    TSGPU_CUDA_CHECK(cudaSetDevice(index_));
+    TSGPU_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+  }
+
+  void copyDeviceToDevice(void* dst, const void* src, size_t bytes) override {
+    TSGPU_CUDA_CHECK(cudaSetDevice(index_));
+    TSGPU_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
+  }
+
+  void synchronize() override {
+    TSGPU_CUDA_CHECK(cudaSetDevice(index_));
+    TSGPU_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  MemInfo memInfo() override {
+    TSGPU_CUDA_CHECK(cudaSetDevice(index_));
+    size_t freeBytes = 0, totalBytes = 0;
+    TSGPU_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
+    MemInfo info;
+    info.freeBytes = freeBytes;
+    info.totalBytes = totalBytes;
+    return info;
+  }
+
+  DeviceProperties properties() override {
+    cudaDeviceProp prop{};
+    TSGPU_CUDA_CHECK(cudaGetDeviceProperties(&prop, index_));
+    DeviceProperties p;
+    p.name = prop.name;
+    p.totalMemory = prop.totalGlobalMem;
+    p.major = prop.major;
+    p.minor = prop.minor;
+    p.multiProcessorCount = prop.multiProcessorCount;
+    p.l2CacheSize = prop.l2CacheSize;
+    p.warpSize = prop.warpSize;
+    p.maxThreadsPerBlock = prop.maxThreadsPerBlock;
+    p.sharedMemoryPerBlock = static_cast<int64_t>(prop.sharedMemPerBlock);
+    p.isIntegrated = prop.integrated != 0;
+    return p;
+  }
+
+ private:
+  int index_;
+};
+
+}  // namespace
+
+const CudaAvailability& cudaAvailability() {
+  static const CudaAvailability availability = [] {
+    CudaAvailability a;
+    a.compiled = true;
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess) {
+      cudaGetLastError();
+      a.reason = cudaGetErrorString(err);
+      return a;
+    }
+    if (count == 0) {
+      a.reason = "no CUDA devices found";
+      return a;
+    }
+    a.available = true;
+    a.deviceCount = count;
+    return a;
+  }();
+  return availability;
+}
+
+std::unique_ptr<Backend> makeCudaBackend(int index) { return std::unique_ptr<Backend>(new CudaBackend(index)); }
+
+}  // namespace tsgpu

@@ -1,0 +1,54 @@
+// The devices this process uses, each with its backend and its caching
+// allocator, created on first use ("cpu", "cuda:0", ...).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "core/allocator.h"
+#include "core/settings.h"
+
+namespace tsgpu {
+
+struct Device {
+  std::string name;  // canonical name: "cpu" or "cuda:N"
+  DeviceKind kind = DeviceKind::kCpu;
+  int index = -1;    // CUDA ordinal, -1 for cpu
+  std::unique_ptr<Backend> backend;
+  std::unique_ptr<CachingAllocator> allocator;
+};
+
+class DeviceRegistry {
+ public:
+  static DeviceRegistry& instance();
+
+  /**
+   * Canonical name for a user-written device: "cpu", "cuda" (= "cuda:0"),
+   * "cuda:N". Throws ArgumentError for unknown names and Error(TSGPU_CUDA)
+   * when CUDA is unavailable (with the reason) or N is out of range.
+   */
+  std::string canonicalize(const std::string& device) const;
+
+  /** The device (created on first use); `device` may be any accepted spelling. */
+  Device& get(const std::string& device);
+
+  /** Names of the devices that have an allocator, "cpu" first. */
+  std::vector<std::string> names() const;
+
+  /** Applies settings to every allocator, now and later. */
+  void setSettings(const AllocatorSettings& settings);
+  AllocatorSettings settings() const;
+
+ private:
+  DeviceRegistry();
+  mutable std::mutex mutex_;
+  std::map<std::string, std::unique_ptr<Device>> devices_;
+  AllocatorSettings settings_;
+  std::string envError_;  // a malformed TSGPU_CUDA_ALLOC_CONF, reported on use
+};
+
+}  // namespace tsgpu

@@ -1,0 +1,39 @@
+// Module entry point of tsgpu.node.
+#include "binding/binding.h"
+
+namespace tsgpu {
+namespace binding {
+
+namespace {
+
+Napi::Value SetErrorClasses(const Napi::CallbackInfo& info) {
+  if (info[0].IsObject()) {
+    Napi::Value oom = info[0].As<Napi::Object>().Get("OutOfMemoryError");
+    if (oom.IsFunction()) setOutOfMemoryClass(oom.As<Napi::Function>());
+  }
+  return info.Env().Undefined();
+}
+
+}  // namespace
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  initStorage(env, exports);
+  initMemory(env, exports);
+  initOps(env, exports);
+  exports.Set("setErrorClasses", Napi::Function::New(env, SetErrorClasses, "setErrorClasses"));
+#ifdef TSGPU_WITH_CUDA
+  exports.Set("builtWithCuda", Napi::Boolean::New(env, true));
+#else
+  exports.Set("builtWithCuda", Napi::Boolean::New(env, false));
+#endif
+  return exports;
+}
+
+}  // namespace binding
+}  // namespace tsgpu
+
+static Napi::Object InitTsgpu(Napi::Env env, Napi::Object exports) {
+  return tsgpu::binding::Init(env, exports);
+}
+
+NODE_API_MODULE(tsgpu, InitTsgpu)

@@ -1,0 +1,62 @@
+// Shared declarations of the Node-API glue. The binding only converts
+// arguments, maps C++ exceptions to JavaScript errors with a `code`, and
+// ties storage lifetime to JavaScript objects; all policy lives in core/.
+#pragma once
+
+#include <napi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backends/device_registry.h"
+#include "core/history.h"
+#include "core/storage.h"
+
+namespace tsgpu {
+namespace binding {
+
+// ---- convert.cc: arguments and errors
+/** Throws a JS Error with `code` and `message`. */
+[[noreturn]] void throwJs(Napi::Env env, const std::string& code, const std::string& message);
+/** Rethrows the current C++ exception as a JS error (OutOfMemoryError for OOM). */
+[[noreturn]] void rethrowAsJs(Napi::Env env);
+/** Runs `body`, turning C++ exceptions into JS errors. */
+template <typename F>
+Napi::Value guarded(const Napi::CallbackInfo& info, F body) {
+  try {
+    return body();
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (...) {
+    rethrowAsJs(info.Env());
+  }
+}
+std::string argString(const Napi::CallbackInfo& info, size_t i, const char* name);
+/** A non-negative integer that fits in 2^53 ("expected a non-negative integer for ..."). */
+uint64_t argCount(const Napi::CallbackInfo& info, size_t i, const char* name);
+/** A positive integer ("expected a positive integer for size, got -3"). */
+uint64_t argPositive(const Napi::CallbackInfo& info, size_t i, const char* name);
+double argNumber(const Napi::CallbackInfo& info, size_t i, const char* name);
+bool argBool(const Napi::CallbackInfo& info, size_t i, const char* name, bool fallback);
+std::vector<int64_t> argShape(const Napi::CallbackInfo& info, size_t i);
+/** Frames [{filename, line, column, name}] or null/undefined → null context. */
+Context argContext(const Napi::CallbackInfo& info, size_t i);
+/** Registers the JS OutOfMemoryError class used for TSGPU_OOM errors. */
+void setOutOfMemoryClass(Napi::Function ctor);
+Napi::Object contextToJs(Napi::Env env, const Context& context);
+
+// ---- storage_binding.cc: storages owned by JS objects
+StorageTable& storages();
+/** The live storage behind handle argument `i`; throws TSGPU_DISPOSED if freed. */
+StorageRecord& argStorage(const Napi::CallbackInfo& info, size_t i);
+/** Frees storages whose JS handles were garbage collected; returns how many. */
+size_t sweepCollected(Napi::Env env);
+void initStorage(Napi::Env env, Napi::Object exports);
+
+// ---- memory_binding.cc / ops_binding.cc
+void initMemory(Napi::Env env, Napi::Object exports);
+void initOps(Napi::Env env, Napi::Object exports);
+
+}  // namespace binding
+}  // namespace tsgpu

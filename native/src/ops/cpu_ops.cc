@@ -1,0 +1,64 @@
+// CPU reference kernels: simple, exact loops that the CUDA kernels are
+// checked against.
+#include <cmath>
+
+#include "ops/ops.h"
+#include "ops/rng.h"
+
+namespace tsgpu {
+namespace cpu {
+
+namespace {
+
+inline float apply(ops::Binary op, float x, float y) {
+  switch (op) {
+    case ops::Binary::kAdd: return x + y;
+    case ops::Binary::kSub: return x - y;
+    case ops::Binary::kMul: return x * y;
+    case ops::Binary::kDiv: return x / y;
+  }
+  return 0.0f;
+}
+
+}  // namespace
+
+void fill(float* out, size_t n, float value) {
+  for (size_t i = 0; i < n; ++i) out[i] = value;
+}
+
+void randn(float* out, size_t n, uint64_t seed, uint64_t offset) {
+  for (size_t i = 0; i < n; ++i) out[i] = rng::normal(seed, offset, i);
+}
+
+void rand(float* out, size_t n, uint64_t seed, uint64_t offset) {
+  for (size_t i = 0; i < n; ++i) out[i] = rng::uniform(seed, offset + i);
+}
+
+void binary(ops::Binary op, float* out, const float* a, const float* b, size_t n) {
+  for (size_t i = 0; i < n; ++i) out[i] = apply(op, a[i], b[i]);
+}
+
+void binaryScalar(ops::Binary op, float* out, const float* a, float scalar, size_t n) {
+  for (size_t i = 0; i < n; ++i) out[i] = apply(op, a[i], scalar);
+}
+
+void matmul(float* out, const float* a, const float* b, size_t m, size_t k, size_t n) {
+  for (size_t i = 0; i < m * n; ++i) out[i] = 0.0f;
+  for (size_t i = 0; i < m; ++i) {
+    float* row = out + i * n;
+    for (size_t p = 0; p < k; ++p) {
+      const float av = a[i * k + p];
+      const float* brow = b + p * n;
+      for (size_t j = 0; j < n; ++j) row[j] += av * brow[j];
+    }
+  }
+}
+
+void sum(float* out, const float* a, size_t n) {
+  double acc = 0.0;  // double accumulation: the reference should not drift
+  for (size_t i = 0; i < n; ++i) acc += a[i];
+  out[0] = static_cast<float>(acc);
+}
+
+}  // namespace cpu
+}  // namespace tsgpu

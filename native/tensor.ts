@@ -1,0 +1,229 @@
+/** The Tensor class: a shape, a dtype and a storage on one device. */
+import * as path from 'path';
+import { Frame, native, StorageHandle } from './addon';
+import { DType, DeviceLike, dtypeSize, normalizeDevice, numelOf } from './device';
+import { codedError } from './errors';
+import { track } from './scope';
+
+const historyDevices = new Set<string>();
+
+/** Turns capture of the user's stack for new tensors on `device` on or off (memory history). */
+export function setStackCapture(device: string, on: boolean): void {
+  if (on) historyDevices.add(device);
+  else historyDevices.delete(device);
+}
+
+// The runtime's own frames are left out: compiled (dist/native) and, when
+// stack traces are source-mapped, the TypeScript sources (native/).
+const runtimeDirs = [__dirname + path.sep, path.resolve(__dirname, '..', '..', 'native') + path.sep];
+
+/** Frames of the code that is creating a tensor, innermost first, without the runtime's own. */
+function captureFrames(): Frame[] {
+  const holder: { stack?: string } = {};
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 32;
+  Error.captureStackTrace(holder, captureFrames);
+  Error.stackTraceLimit = limit;
+  const frames: Frame[] = [];
+  for (const line of (holder.stack ?? '').split('\n').slice(1)) {
+    const m = /^\s*at (?:(.*?) \()?(.*?):(\d+):(\d+)\)?$/.exec(line);
+    if (!m) continue;
+    const filename = m[2];
+    if (filename.startsWith('node:') || runtimeDirs.some((d) => filename.startsWith(d))) continue;
+    frames.push({ filename, line: Number(m[3]), column: Number(m[4]), name: m[1] ?? '' });
+    if (frames.length >= 16) break;
+  }
+  return frames;
+}
+
+/**
+ * Allocates an uninitialized tensor (internal building block of the
+ * factories and ops).
+ */
+export function allocate(shape: number[], device: string, dtype: DType): Tensor {
+  const frames = historyDevices.has(device) ? captureFrames() : null;
+  const h = native.empty(device, shape, dtype, frames);
+  return new Tensor(h, shape, device, dtype);
+}
+
+function formatShape(shape: readonly number[]): string {
+  return `[${shape.join(', ')}]`;
+}
+
+/**
+ * An n-dimensional array of numbers on one device ("cpu" or "cuda:N").
+ * Its memory comes from the device's caching allocator and is freed by
+ * `dispose()`, by `using`, by `torch.tidy`, or when the tensor is garbage
+ * collected.
+ */
+export class Tensor {
+  /** Size of each dimension. */
+  readonly shape: number[];
+  /** Device the data lives on: "cpu" or "cuda:N". */
+  readonly device: string;
+  /** Element type. */
+  readonly dtype: DType;
+  /** Number of elements. */
+  readonly numel: number;
+  /** Bytes of data (numel × element size). */
+  readonly nbytes: number;
+  /** Unique id of the storage, as listed by `torch.memory.liveTensors()`. */
+  readonly id: number;
+  private handle: StorageHandle | null;
+
+  /** @internal Use the factories (`torch.empty`, `torch.randn`, ...) instead. */
+  constructor(handle: StorageHandle, shape: number[], device: string, dtype: DType) {
+    this.handle = handle;
+    this.shape = shape;
+    this.device = device;
+    this.dtype = dtype;
+    this.numel = numelOf(shape);
+    this.nbytes = this.numel * dtypeSize(dtype);
+    this.id = native.storageId(handle);
+    track(this);
+  }
+
+  /** True once `dispose()` has freed the tensor's memory. */
+  get isDisposed(): boolean {
+    return this.handle === null;
+  }
+
+  /** Number of dimensions. */
+  get ndim(): number {
+    return this.shape.length;
+  }
+
+  /** @internal The live storage; throws TSGPU_DISPOSED after dispose(). */
+  storage(): StorageHandle {
+    if (this.handle === null) {
+      throw codedError(
+        'TSGPU_DISPOSED',
+        `Tensor was disposed (shape ${formatShape(this.shape)}, device ${this.device}): it can no longer be used`,
+      );
+    }
+    return this.handle;
+  }
+
+  /** Frees the tensor's memory now (returns it to the allocator's cache). Safe to call twice. */
+  dispose(): void {
+    if (this.handle === null) return;
+    native.dispose(this.handle);
+    this.handle = null;
+  }
+
+  /** Same as `dispose()`, for `using t = torch.randn(...)`. */
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+
+  /** Copies the data to a new Float32Array on the host. */
+  data(): Float32Array {
+    return native.read(this.storage());
+  }
+
+  /** The elements as a flat array of numbers (row-major), copied to the host. */
+  toArray(): number[] {
+    return Array.from(this.data());
+  }
+
+  /** The single value of a one-element tensor. */
+  item(): number {
+    if (this.numel !== 1) {
+      throw codedError('TSGPU_ARG', `item() needs a tensor with one element, this one has ${this.numel}`);
+    }
+    return this.data()[0];
+  }
+
+  private binary(op: 'add' | 'sub' | 'mul' | 'div', other: Tensor | number): Tensor {
+    const a = this.storage();
+    if (typeof other !== 'number') {
+      if (!(other instanceof Tensor)) throw codedError('TSGPU_ARG', `expected a Tensor or a number for other`);
+      if (other.device !== this.device) {
+        throw codedError(
+          'TSGPU_ARG',
+          `expected both tensors on the same device, but found ${this.device} and ${other.device}`,
+        );
+      }
+      if (other.shape.length !== this.shape.length || other.shape.some((d, i) => d !== this.shape[i])) {
+        throw codedError(
+          'TSGPU_ARG',
+          `shapes ${formatShape(this.shape)} and ${formatShape(other.shape)} differ (broadcasting is not supported yet)`,
+        );
+      }
+    }
+    const out = allocate([...this.shape], this.device, this.dtype);
+    native.binary(op, out.storage(), a, typeof other === 'number' ? other : other.storage());
+    return out;
+  }
+
+  /** Elementwise `this + other` (a tensor of the same shape, or a number). */
+  add(other: Tensor | number): Tensor {
+    return this.binary('add', other);
+  }
+
+  /** Elementwise `this - other`. */
+  sub(other: Tensor | number): Tensor {
+    return this.binary('sub', other);
+  }
+
+  /** Elementwise `this * other`. */
+  mul(other: Tensor | number): Tensor {
+    return this.binary('mul', other);
+  }
+
+  /** Elementwise `this / other`. */
+  div(other: Tensor | number): Tensor {
+    return this.binary('div', other);
+  }
+
+  /** Matrix product of two 2-D tensors: [m, k] · [k, n] → [m, n]. */
+  matmul(other: Tensor): Tensor {
+    if (this.shape.length !== 2 || other.shape.length !== 2 || this.shape[1] !== other.shape[0]) {
+      throw codedError(
+        'TSGPU_ARG',
+        `matmul needs [m, k] and [k, n] tensors, got ${formatShape(this.shape)} and ${formatShape(other.shape)}`,
+      );
+    }
+    if (other.device !== this.device) {
+      throw codedError('TSGPU_ARG', `expected both tensors on the same device, but found ${this.device} and ${other.device}`);
+    }
+    const [m, k] = this.shape;
+    const n = other.shape[1];
+    const out = allocate([m, n], this.device, this.dtype);
+    native.matmul(out.storage(), this.storage(), other.storage(), m, k, n);
+    return out;
+  }
+
+  /** Sum of all elements, as a 0-dimensional tensor on the same device. */
+  sum(): Tensor {
+    const a = this.storage();
+    const out = allocate([], this.device, this.dtype);
+    native.sum(out.storage(), a);
+    return out;
+  }
+
+  /** A copy on `device` (returns a new tensor even when the device is the same). */
+  to(device: DeviceLike): Tensor {
+    const target = normalizeDevice(device);
+    const src = this.storage();
+    const out = allocate([...this.shape], target, this.dtype);
+    native.copy(out.storage(), src);
+    return out;
+  }
+
+  /** A copy on the same device. */
+  clone(): Tensor {
+    return this.to(this.device);
+  }
+
+  /** e.g. `Tensor(shape=[1000, 1000], dtype=float32, device=cpu)`. */
+  toString(): string {
+    const disposed = this.handle === null ? ', disposed' : '';
+    return `Tensor(shape=${formatShape(this.shape)}, dtype=${this.dtype}, device=${this.device}${disposed})`;
+  }
+
+  /** What console.log and the REPL show. */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return this.toString();
+  }
+}
