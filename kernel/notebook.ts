@@ -61,9 +61,10 @@ export async function runNotebook(path: string, options: RunOptions = {}): Promi
     for (const cell of nb.cells) {
       if (cell.cell_type !== "code") continue;
       const code = source(cell);
-      write(`\nIn [${"…"}]: ${code.split("\n").join("\n        ")}\n`);
-      const { reply, outputs } = await client.execute(code, { allow_stdin: false }).catch((e) => { throw e; });
+      const { reply, outputs } = await client.execute(code, { allow_stdin: false });
       cell.execution_count = reply.content.execution_count ?? null;
+      const label = `In [${cell.execution_count ?? " "}]: `;
+      write(`\n${label}${code.split("\n").join("\n" + " ".repeat(label.length))}\n`);
       cell.outputs = coalesce(outputs.map(toOutput).filter(Boolean));
       for (const o of cell.outputs) write(outputText(o));
       if (reply.content.status !== "ok") { errors++; break; }
