@@ -5,7 +5,11 @@ none of its tests is skipped.
 Run it with the system Python, which has jupyter_client and
 jupyter_kernel_test:
 
-    /usr/bin/python3 -m unittest -v test/kernel/test_conformance.py
+    /usr/bin/python3 -m unittest discover -s test/kernel -p "test_*.py" -v
+    /usr/bin/python3 test/kernel/test_conformance.py
+
+(`-m unittest test/kernel/test_conformance.py` does not work: the module
+name it derives, `test.kernel…`, collides with Python's own `test` package.)
 
 It uses the "tsgpu" kernelspec found on JUPYTER_PATH; when there is none, it
 installs one for this checkout (dist/kernel/cli.js must be built) into a
