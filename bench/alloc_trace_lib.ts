@@ -1,7 +1,7 @@
 /** Reading allocation traces and replaying them through tsgpu's allocator. */
 import * as fs from 'fs';
 import * as zlib from 'zlib';
-import { native, StorageHandle } from '../native/addon';
+import { DTYPE_CODES, native, nextStorageId, StorageHandle } from '../native/addon';
 
 /** A trace in the format of the shared traces folder. */
 export interface AllocTrace {
@@ -61,6 +61,8 @@ export function replayDevice(trace: AllocTrace, device: string): ReplayNumbers {
   native.emptyCache(device);
   native.resetPeakStats(device);
   const before = native.memoryStats(device);
+  const slot = native.deviceSlot(device);
+  const owner = {}; // keeps every storage of the replay alive until it is freed
   const live = new Map<number, StorageHandle>();
   let allocNs = 0n;
   let freeNs = 0n;
@@ -69,7 +71,7 @@ export function replayDevice(trace: AllocTrace, device: string): ReplayNumbers {
   for (const [kind, id, bytes] of trace.events) {
     if (kind === 'a') {
       const t0 = process.hrtime.bigint();
-      const h = native.empty(device, [bytes], 'uint8');
+      const h = native.alloc(owner, slot, bytes, DTYPE_CODES.uint8, nextStorageId());
       allocNs += process.hrtime.bigint() - t0;
       allocs++;
       live.set(id, h);
@@ -77,14 +79,14 @@ export function replayDevice(trace: AllocTrace, device: string): ReplayNumbers {
       const h = live.get(id);
       if (!h) continue;
       const t0 = process.hrtime.bigint();
-      native.dispose(h);
+      native.free(h);
       freeNs += process.hrtime.bigint() - t0;
       frees++;
       live.delete(id);
     }
   }
   const s = native.memoryStats(device);
-  for (const h of live.values()) native.dispose(h);
+  for (const h of live.values()) native.free(h);
   return {
     peak_allocated: s['allocated_bytes.all.peak'],
     peak_reserved: s['reserved_bytes.all.peak'],
@@ -96,13 +98,16 @@ export function replayDevice(trace: AllocTrace, device: string): ReplayNumbers {
   };
 }
 
-/** Median ns of a cached `empty` + `dispose` pair from JavaScript. */
+/** Median ns of a cached alloc + free pair through the addon (no Tensor object). */
 export function cachedAllocFreeNs(device: string, bytes: number, iterations = 20000): number {
-  native.dispose(native.empty(device, [bytes], 'uint8')); // warm the cache
+  const slot = native.deviceSlot(device);
+  const owner = {};
+  const u8 = DTYPE_CODES.uint8;
+  native.free(native.alloc(owner, slot, bytes, u8, nextStorageId())); // warm the cache
   const samples: number[] = [];
   for (let round = 0; round < 7; round++) {
     const t0 = process.hrtime.bigint();
-    for (let i = 0; i < iterations; i++) native.dispose(native.empty(device, [bytes], 'uint8'));
+    for (let i = 0; i < iterations; i++) native.free(native.alloc(owner, slot, bytes, u8, nextStorageId()));
     samples.push(Number(process.hrtime.bigint() - t0) / iterations);
   }
   samples.sort((a, b) => a - b);

@@ -11,7 +11,7 @@ import { Message, Origin, reply } from "./protocol/message";
 import { readConnectionFile } from "./protocol/connection";
 import { OutputRouter } from "./execution/output";
 import { ExecutionEngine } from "./execution/engine";
-import { formatError } from "./execution/traceback";
+import { cellPosition, formatError } from "./execution/traceback";
 import { typescript } from "./execution/transpile";
 import { History } from "./history";
 import { kernelInfo } from "./info";
@@ -53,6 +53,8 @@ export async function startKernel(connectionFile: string): Promise<void> {
     runtime: loadRuntime,
   });
   registerBuiltinMagics(magics);
+  // Memory history names the cell and line that allocated (the runtime reads this when it records stacks).
+  (globalThis as any)[Symbol.for("tsgpu.frameMapper")] = (file: string, line: number, col: number) => { const rec = engine.cells.get(file); const p = rec && cellPosition(rec, line, col); return rec && p ? { label: `Cell In[${rec.executionCount}]`, line: p.line } : null; };
   const history = new History();
   const stdin = installStdin(transport, router, origin);
   const { display, updateDisplay, clearOutput } = makeDisplayApi(router);

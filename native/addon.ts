@@ -5,10 +5,14 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-/** Opaque handle to a native storage (one block of device memory). */
-export interface StorageHandle {
-  readonly __storage: unique symbol;
-}
+/**
+ * Handle of a native storage (one block of device memory): a small
+ * non-negative integer (slot index and generation), -1 for none.
+ */
+export type StorageHandle = number;
+
+/** Codes of element types, shared with native/src/core/storage.h. */
+export const DTYPE_CODES: Readonly<Record<string, number>> = { float32: 0, int32: 1, float16: 2, bfloat16: 3, uint8: 4 };
 
 /** A frame of user code, recorded with allocations when memory history is on. */
 export interface Frame {
@@ -44,9 +48,20 @@ export interface PolicyReplayResult {
 /** The functions tsgpu.node exports. */
 export interface NativeAddon {
   builtWithCuda: boolean;
-  empty(device: string, shape: number[], dtype: string, frames?: Frame[] | null): StorageHandle;
-  dispose(h: StorageHandle): boolean;
-  storageId(h: StorageHandle): number;
+  /** The small integer alloc() takes for a device (creates its allocator on first use). */
+  deviceSlot(device: string): number;
+  /**
+   * Allocates `nbytes` on the device of `slot` for `owner`, which keeps the
+   * storage alive: once `owner` is garbage collected the storage is freed.
+   * `id` is what liveStorages reports; `frames` the user's stack (history on).
+   */
+  alloc(owner: object, slot: number, nbytes: number, dtype: number, id: number, frames?: Frame[] | null): StorageHandle;
+  /** Frees a storage now; a handle already freed is ignored. */
+  free(h: StorageHandle): void;
+  /** True while the storage has not been freed. */
+  isLive(h: StorageHandle): boolean;
+  /** Bytes reported to V8 as external memory, and bytes JavaScript-owned storages hold. */
+  externalMemory(): { reported: number; held: number };
   liveStorages(device: string): { id: number; shape: number[]; dtype: string; device: string; nbytes: number }[];
   reclaim(): number;
   setGcHook(fn: (() => void) | null): void;
@@ -70,7 +85,8 @@ export interface NativeAddon {
   fill(out: StorageHandle, value: number): void;
   randn(out: StorageHandle): void;
   rand(out: StorageHandle): void;
-  binary(op: 'add' | 'sub' | 'mul' | 'div', out: StorageHandle, a: StorageHandle, b: StorageHandle | number): void;
+  binary(op: 'add' | 'sub' | 'mul' | 'div', out: StorageHandle, a: StorageHandle, b: StorageHandle): void;
+  binaryScalar(op: 'add' | 'sub' | 'mul' | 'div', out: StorageHandle, a: StorageHandle, x: number): void;
   matmul(out: StorageHandle, a: StorageHandle, b: StorageHandle, m: number, k: number, n: number): void;
   sum(out: StorageHandle, a: StorageHandle): void;
   write(out: StorageHandle, data: Float32Array): void;
@@ -98,6 +114,13 @@ function loadAddon(): NativeAddon {
 
 /** The loaded addon. */
 export const native: NativeAddon = loadAddon();
+
+let lastStorageId = 0;
+
+/** A new unique storage id (what liveStorages and %memory show as #id). */
+export function nextStorageId(): number {
+  return ++lastStorageId;
+}
 
 /**
  * Returns a function that runs a full garbage collection: `global.gc` when

@@ -16,7 +16,30 @@ const DTYPES: readonly string[] = ['float32'];
  * unavailable (quoting why).
  */
 export function normalizeDevice(device: DeviceLike | undefined, fallback = 'cpu'): string {
-  if (device === undefined || device === null) return native.canonicalDevice(fallback);
+  const key = device === undefined || device === null ? fallback : device;
+  const known = canonicalNames.get(key);
+  if (known !== undefined) return known;
+  const name = canonicalize(key);
+  canonicalNames.set(key, name); // only names that were accepted are remembered
+  return name;
+}
+
+// Names users wrote → canonical names. A device's canonical name never
+// changes within a process, so each spelling goes to the addon once.
+const canonicalNames = new Map<DeviceLike, string>();
+const slots = new Map<string, number>();
+
+/** The addon's slot for a canonical device name (created on first use). */
+export function deviceSlot(canonical: string): number {
+  let slot = slots.get(canonical);
+  if (slot === undefined) {
+    slot = native.deviceSlot(canonical);
+    slots.set(canonical, slot);
+  }
+  return slot;
+}
+
+function canonicalize(device: DeviceLike): string {
   if (typeof device === 'number') {
     if (!Number.isInteger(device) || device < 0) {
       throw codedError('TSGPU_ARG', `expected a device name or a non-negative CUDA index, got ${device}`);
@@ -31,7 +54,8 @@ export function normalizeDevice(device: DeviceLike | undefined, fallback = 'cpu'
 
 /** Checks a dtype name. */
 export function normalizeDtype(dtype: string | undefined): DType {
-  const d = dtype ?? 'float32';
+  if (dtype === undefined || dtype === 'float32') return 'float32';
+  const d = dtype;
   if (!DTYPES.includes(d)) {
     throw codedError('TSGPU_ARG', `unsupported dtype '${d}' (supported: ${DTYPES.join(', ')})`);
   }
@@ -40,22 +64,25 @@ export function normalizeDtype(dtype: string | undefined): DType {
 
 /** A shape given as a number or an array; checks every dimension. */
 export function normalizeShape(shape: number | readonly number[]): number[] {
-  const dims = typeof shape === 'number' ? [shape] : Array.isArray(shape) ? [...shape] : null;
+  const dims = typeof shape === 'number' ? [shape] : Array.isArray(shape) ? shape.slice() : null;
   if (dims === null) {
     throw codedError('TSGPU_ARG', `expected a number or an array of numbers for shape, got ${typeof shape}`);
   }
-  dims.forEach((d, i) => {
+  for (let i = 0; i < dims.length; i++) {
+    const d = dims[i];
     if (typeof d !== 'number' || !Number.isInteger(d) || d < 0) {
       const name = typeof shape === 'number' ? 'size' : `shape[${i}]`;
       throw codedError('TSGPU_ARG', `expected a non-negative integer for ${name}, got ${String(d)}`);
     }
-  });
+  }
   return dims;
 }
 
 /** Number of elements of a shape. */
 export function numelOf(shape: readonly number[]): number {
-  return shape.reduce((a, b) => a * b, 1);
+  let n = 1;
+  for (let i = 0; i < shape.length; i++) n *= shape[i];
+  return n;
 }
 
 /** Bytes per element of a dtype. */

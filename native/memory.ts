@@ -6,7 +6,10 @@
  */
 import { native, runGc } from './addon';
 import { DeviceLike, normalizeDevice } from './device';
-import { setStackCapture } from './tensor';
+import { codedError } from './errors';
+import { FrameMapper, setStackCapture } from './tensor';
+
+export { setFrameMapper, FrameMapper } from './tensor';
 
 /** What `emptyCache` released, and what it had to keep and why. */
 export interface EmptyCacheReport {
@@ -113,6 +116,19 @@ export function resetPeakStats(device?: DeviceLike): void {
 /** Resets the accumulated ("allocated"/"freed") statistics and the event counters. */
 export function resetAccumulatedStats(device?: DeviceLike): void {
   native.resetAccumulatedStats(normalizeDevice(device));
+}
+
+/**
+ * Caps what the allocator of `device` may reserve at fraction × total device
+ * memory (0 < fraction ≤ 1), for every device, cpu included; PyTorch's
+ * `torch.cuda.set_per_process_memory_fraction`. A request that would pass
+ * the cap fails with OutOfMemoryError after the usual cache flush.
+ */
+export function setMemoryFraction(fraction: number, device?: DeviceLike): void {
+  if (typeof fraction !== 'number' || !(fraction > 0 && fraction <= 1)) {
+    throw codedError('TSGPU_ARG', `expected a number in (0, 1] for fraction, got ${String(fraction)}`);
+  }
+  native.setMemoryFraction(fraction, normalizeDevice(device));
 }
 
 /** `[free, total]` bytes of the device (for cpu: the TSGPU_CPU_MEMORY_LIMIT cap, or RAM). */

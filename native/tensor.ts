@@ -1,7 +1,7 @@
 /** The Tensor class: a shape, a dtype and a storage on one device. */
 import * as path from 'path';
-import { Frame, native, StorageHandle } from './addon';
-import { DType, DeviceLike, dtypeSize, normalizeDevice, numelOf } from './device';
+import { DTYPE_CODES, Frame, native, nextStorageId, StorageHandle } from './addon';
+import { DType, DeviceLike, deviceSlot, dtypeSize, normalizeDevice, numelOf } from './device';
 import { codedError } from './errors';
 import { track } from './scope';
 
@@ -17,20 +17,65 @@ export function setStackCapture(device: string, on: boolean): void {
 // stack traces are source-mapped, the TypeScript sources (native/).
 const runtimeDirs = [__dirname + path.sep, path.resolve(__dirname, '..', '..', 'native') + path.sep];
 
+/**
+ * Maps a position in a script to what the user wrote, e.g. a notebook
+ * kernel's generated cell script `tsgpu-cell-7`, line 12 → `{ label: "Cell In[4]", line: 2 }`.
+ * Returns null (or undefined) for positions it does not know.
+ */
+export type FrameMapper = (file: string, line: number, column: number) => { label: string; line: number } | null | undefined;
+
+let frameMapper: FrameMapper | null = null;
+
+/**
+ * Sets the mapper applied to the user's frames when memory history records
+ * who allocated (null removes it). A host that loads the runtime lazily may
+ * instead put the function on `globalThis[Symbol.for("tsgpu.frameMapper")]`
+ * before the runtime loads; a mapper set here takes precedence.
+ */
+export function setFrameMapper(fn: FrameMapper | null): void {
+  if (fn !== null && typeof fn !== 'function') {
+    throw codedError('TSGPU_ARG', `expected a function or null for the frame mapper, got ${typeof fn}`);
+  }
+  frameMapper = fn;
+}
+
+const globalMapperKey = Symbol.for('tsgpu.frameMapper');
+
+function activeMapper(): FrameMapper | null {
+  if (frameMapper) return frameMapper;
+  const g = (globalThis as Record<symbol, unknown>)[globalMapperKey];
+  return typeof g === 'function' ? (g as FrameMapper) : null;
+}
+
 /** Frames of the code that is creating a tensor, innermost first, without the runtime's own. */
 function captureFrames(): Frame[] {
+  const mapper = activeMapper();
   const holder: { stack?: string } = {};
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 32;
   Error.captureStackTrace(holder, captureFrames);
   Error.stackTraceLimit = limit;
   const frames: Frame[] = [];
-  for (const line of (holder.stack ?? '').split('\n').slice(1)) {
-    const m = /^\s*at (?:(.*?) \()?(.*?):(\d+):(\d+)\)?$/.exec(line);
+  for (const text of (holder.stack ?? '').split('\n').slice(1)) {
+    const m = /^\s*at (?:(.*?) \()?(.*?):(\d+):(\d+)\)?$/.exec(text);
     if (!m) continue;
     const filename = m[2];
     if (filename.startsWith('node:') || runtimeDirs.some((d) => filename.startsWith(d))) continue;
-    frames.push({ filename, line: Number(m[3]), column: Number(m[4]), name: m[1] ?? '' });
+    const line = Number(m[3]);
+    const column = Number(m[4]);
+    let mapped: { label: string; line: number } | null | undefined = null;
+    if (mapper) {
+      try {
+        mapped = mapper(filename, line, column);
+      } catch {
+        mapped = null; // a failing mapper must not break allocation
+      }
+    }
+    if (mapped && typeof mapped.label === 'string' && Number.isFinite(mapped.line)) {
+      frames.push({ filename: mapped.label, line: mapped.line, column: 0, name: m[1] ?? '' });
+    } else {
+      frames.push({ filename, line, column, name: m[1] ?? '' });
+    }
     if (frames.length >= 16) break;
   }
   return frames;
@@ -41,9 +86,7 @@ function captureFrames(): Frame[] {
  * factories and ops).
  */
 export function allocate(shape: number[], device: string, dtype: DType): Tensor {
-  const frames = historyDevices.has(device) ? captureFrames() : null;
-  const h = native.empty(device, shape, dtype, frames);
-  return new Tensor(h, shape, device, dtype);
+  return new Tensor(shape, device, dtype);
 }
 
 function formatShape(shape: readonly number[]): string {
@@ -69,23 +112,31 @@ export class Tensor {
   readonly nbytes: number;
   /** Unique id of the storage, as listed by `torch.memory.liveTensors()`. */
   readonly id: number;
-  private handle: StorageHandle | null;
+  // The storage's handle in the addon (-1 once disposed). The addon holds
+  // only a weak reference to this object and frees the storage when this
+  // object is garbage collected.
+  private handle: StorageHandle;
 
-  /** @internal Use the factories (`torch.empty`, `torch.randn`, ...) instead. */
-  constructor(handle: StorageHandle, shape: number[], device: string, dtype: DType) {
-    this.handle = handle;
+  /**
+   * @internal Allocates uninitialized memory for `shape` on a canonical
+   * `device`. Use the factories (`torch.empty`, `torch.randn`, ...) instead.
+   */
+  constructor(shape: number[], device: string, dtype: DType) {
     this.shape = shape;
     this.device = device;
     this.dtype = dtype;
     this.numel = numelOf(shape);
     this.nbytes = this.numel * dtypeSize(dtype);
-    this.id = native.storageId(handle);
+    this.id = nextStorageId();
+    this.handle = -1;
+    const frames = historyDevices.size > 0 && historyDevices.has(device) ? captureFrames() : null;
+    this.handle = native.alloc(this, deviceSlot(device), this.nbytes, DTYPE_CODES[dtype], this.id, frames);
     track(this);
   }
 
   /** True once `dispose()` has freed the tensor's memory. */
   get isDisposed(): boolean {
-    return this.handle === null;
+    return this.handle < 0;
   }
 
   /** Number of dimensions. */
@@ -95,7 +146,7 @@ export class Tensor {
 
   /** @internal The live storage; throws TSGPU_DISPOSED after dispose(). */
   storage(): StorageHandle {
-    if (this.handle === null) {
+    if (this.handle < 0) {
       throw codedError(
         'TSGPU_DISPOSED',
         `Tensor was disposed (shape ${formatShape(this.shape)}, device ${this.device}): it can no longer be used`,
@@ -106,9 +157,9 @@ export class Tensor {
 
   /** Frees the tensor's memory now (returns it to the allocator's cache). Safe to call twice. */
   dispose(): void {
-    if (this.handle === null) return;
-    native.dispose(this.handle);
-    this.handle = null;
+    if (this.handle < 0) return;
+    native.free(this.handle);
+    this.handle = -1;
   }
 
   /** Same as `dispose()`, for `using t = torch.randn(...)`. */
@@ -152,7 +203,8 @@ export class Tensor {
       }
     }
     const out = allocate([...this.shape], this.device, this.dtype);
-    native.binary(op, out.storage(), a, typeof other === 'number' ? other : other.storage());
+    if (typeof other === 'number') native.binaryScalar(op, out.storage(), a, other);
+    else native.binary(op, out.storage(), a, other.storage());
     return out;
   }
 
@@ -218,7 +270,7 @@ export class Tensor {
 
   /** e.g. `Tensor(shape=[1000, 1000], dtype=float32, device=cpu)`. */
   toString(): string {
-    const disposed = this.handle === null ? ', disposed' : '';
+    const disposed = this.handle < 0 ? ', disposed' : '';
     return `Tensor(shape=${formatShape(this.shape)}, dtype=${this.dtype}, device=${this.device}${disposed})`;
   }
 

@@ -278,6 +278,32 @@ describe('out of memory', () => {
     expect(result.peak).toBeLessThanOrEqual(2 * GiB);
   }, 130000);
 
+  test('setMemoryFraction caps reserved memory on cpu and the OOM message says so', () => {
+    const { status, result, stderr } = runChild(
+      `
+      torch.memory.setMemoryFraction(0.25, 'cpu');             // 512 MiB of the 2 GiB limit
+      const a = torch.empty([96 * 1024 * 1024]);                // 384 MiB fits
+      let msg = ''; try { torch.empty([64 * 1024 * 1024]); } catch (e) { msg = e.message; } // +256 MiB does not
+      a.dispose();
+      const b = torch.empty([120 * 1024 * 1024]);               // 480 MiB fits once the cache is flushed
+      console.log(JSON.stringify({ msg, peak: torch.memory.maxReserved('cpu'), b: b.numel }));
+    `,
+      { env: { TSGPU_CPU_MEMORY_LIMIT: '2GiB' } },
+    );
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+    expect(result.msg).toContain('Tried to allocate 256.00 MiB.');
+    expect(result.msg).toContain('per-process memory fraction 0.25');
+    expect(result.peak).toBeLessThanOrEqual(512 * MiB);
+    expect(result.b).toBe(120 * 1024 * 1024);
+  });
+
+  test('setMemoryFraction rejects values outside (0, 1]', () => {
+    expect(() => torch.memory.setMemoryFraction(1.5, 'cpu')).toThrow('expected a number in (0, 1] for fraction, got 1.5');
+    expect(() => torch.memory.setMemoryFraction(0, 'cpu')).toThrow('expected a number in (0, 1] for fraction, got 0');
+    expect(() => torch.memory.setMemoryFraction(NaN, 'cpu')).toThrow(/got NaN/);
+  });
+
   test('a malformed TSGPU_CPU_MEMORY_LIMIT is a clear error', () => {
     const { result } = runChild(
       `let msg = ''; try { torch.empty([1]); } catch (e) { msg = e.message; } console.log(JSON.stringify(msg));`,
@@ -294,6 +320,10 @@ describe('arguments and devices', () => {
     expect(() => torch.empty([2], { device: 'tpu' })).toThrow(/invalid device 'tpu'/);
     expect(() => torch.memory.setAllocatorSettings('bogus:1')).toThrow(/unknown allocator setting 'bogus'/);
     expect(() => torch.memory.setAllocatorSettings('max_split_size_mb:abc')).toThrow(/max_split_size_mb:abc/);
+    expect(() => torch.memory.setAllocatorSettings('garbage_collection_threshold:1.5')).toThrow(/garbage_collection_threshold/);
+    expect(() => torch.memory.setAllocatorSettings('roundup_power2_divisions:3')).toThrow(/roundup_power2_divisions/);
+    expect(() => torch.memory.setAllocatorSettings('expandable_segments:maybe')).toThrow(/expandable_segments/);
+    expect(() => torch.memory.setAllocatorSettings('max_split_size_mb')).toThrow(/max_split_size_mb/);
     if (!torch.cuda.isAvailable()) {
       expect(() => torch.empty([2], { device: 'cuda' })).toThrow(torch.cuda.unavailableReason());
     }
@@ -321,6 +351,45 @@ describe('arguments and devices', () => {
     expect(torch.full([2], 7).toArray()).toEqual([7, 7]);
     expect(m.to('cpu').toArray()).toEqual([1, 2, 3, 4]);
     [a, b, m].forEach((t) => t.dispose());
+  });
+
+  test('a malformed TSGPU_CUDA_ALLOC_CONF is reported on first use, naming the variable and the key', () => {
+    const { result } = runChild(
+      `let msg = ''; try { torch.empty([1]); } catch (e) { msg = e.message; } console.log(JSON.stringify(msg));`,
+      { env: { TSGPU_CUDA_ALLOC_CONF: 'max_split_size_mb:128,bogus_key:1' } },
+    );
+    expect(result).toMatch(/TSGPU_CUDA_ALLOC_CONF: .*unknown allocator setting 'bogus_key'/);
+  });
+
+  test('a frame mapper turns script positions into cell and line in the snapshot', () => {
+    torch.memory.setFrameMapper((file, line) => (/memory\.test\.(js|ts)$/.test(file) ? { label: 'Cell In[9]', line: 3 } : null));
+    torch.memory.recordMemoryHistory('cpu', { maxEntries: 100 });
+    const t = torch.ones([11]);
+    const blocks = (torch.memory.snapshot('cpu').segments as any[]).flatMap((s) => s.blocks);
+    const mine = blocks.find((b: any) => b.state === 'active_allocated' && b.requested_size === 44);
+    torch.memory.recordMemoryHistory('cpu', { enabled: false });
+    torch.memory.setFrameMapper(null);
+    t.dispose();
+    expect(mine.frames[0]).toEqual({ filename: 'Cell In[9]', line: 3, column: 0, name: expect.any(String) });
+    expect(() => torch.memory.setFrameMapper(42 as any)).toThrow('expected a function or null for the frame mapper, got number');
+  });
+
+  test('tensors are small handles: thousands of live tensors, freed by dispose and by collection', () => {
+    const { result } = runChild(
+      `
+      const keep = [];
+      for (let i = 0; i < 5000; i++) keep.push(torch.empty([16]));
+      const live = torch.memory.liveTensors('cpu').length;
+      for (const t of keep.splice(0, 2500)) t.dispose();
+      const afterDispose = torch.memory.liveTensors('cpu').length;
+      keep.length = 0;
+      const r = torch.memory.collectGarbage();
+      console.log(JSON.stringify({ live, afterDispose, freed: r.freedTensors, end: torch.memory.liveTensors('cpu').length,
+        allocated: torch.memory.allocated('cpu') }));
+    `,
+      { nodeArgs: ['--expose-gc'] },
+    );
+    expect(result).toEqual({ live: 5000, afterDispose: 2500, freed: 2500, end: 0, allocated: 0 });
   });
 
   test('memory history records the allocating code', () => {

@@ -48,10 +48,10 @@ Napi::Object contextToJs(Napi::Env env, const Context& context);
 
 // ---- storage_binding.cc: storages owned by JS objects
 StorageTable& storages();
-/** The live storage behind handle argument `i`; throws TSGPU_DISPOSED if freed. */
+/** The live storage behind handle argument `i` (a number); throws TSGPU_DISPOSED if freed. */
 StorageRecord& argStorage(const Napi::CallbackInfo& info, size_t i);
-/** Frees storages whose JS handles were garbage collected; returns how many. */
-size_t sweepCollected(Napi::Env env);
+/** Frees storages whose JS owners were garbage collected; returns how many. */
+size_t sweepCollected(napi_env env);
 void initStorage(Napi::Env env, Napi::Object exports);
 
 // ---- memory_binding.cc / ops_binding.cc

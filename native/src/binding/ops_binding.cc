@@ -20,7 +20,7 @@ struct Operand {
 
 Operand operand(const Napi::CallbackInfo& info, size_t i) {
   StorageRecord& rec = argStorage(info, i);
-  if (rec.dtype != "float32") throw ArgumentError("operation not supported for dtype " + rec.dtype);
+  if (rec.dtype != kFloat32) throw ArgumentError(std::string("operation not supported for dtype ") + dtypeName(rec.dtype));
   return Operand{&rec, &DeviceRegistry::instance().get(rec.device)};
 }
 
@@ -62,22 +62,29 @@ Napi::Value Rand(const Napi::CallbackInfo& info) {
   });
 }
 
+// binary(op, out, a, b): out = a op b, elementwise over equal sizes.
 Napi::Value Binary(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    ops::Binary op = binaryOp(argString(info, 0, "op"));
+    Operand out = operand(info, 1), a = operand(info, 2), b = operand(info, 3);
+    sameDevice(out, a);
+    sameDevice(a, b);
+    if (a.numel() != out.numel() || b.numel() != out.numel())
+      throw ArgumentError("element counts differ: " + std::to_string(a.numel()) + " and " +
+                          std::to_string(b.numel()));
+    ops::binary(*out.device, op, out.data(), a.data(), b.data(), out.numel());
+    return info.Env().Undefined();
+  });
+}
+
+// binaryScalar(op, out, a, x): out = a op x for a number x.
+Napi::Value BinaryScalar(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
     ops::Binary op = binaryOp(argString(info, 0, "op"));
     Operand out = operand(info, 1), a = operand(info, 2);
     sameDevice(out, a);
-    if (info[3].IsNumber()) {
-      ops::binaryScalar(*out.device, op, out.data(), a.data(), static_cast<float>(argNumber(info, 3, "other")),
-                        out.numel());
-    } else {
-      Operand b = operand(info, 3);
-      sameDevice(a, b);
-      if (a.numel() != out.numel() || b.numel() != out.numel())
-        throw ArgumentError("element counts differ: " + std::to_string(a.numel()) + " and " +
-                            std::to_string(b.numel()));
-      ops::binary(*out.device, op, out.data(), a.data(), b.data(), out.numel());
-    }
+    ops::binaryScalar(*out.device, op, out.data(), a.data(), static_cast<float>(argNumber(info, 3, "other")),
+                      out.numel());
     return info.Env().Undefined();
   });
 }
@@ -162,7 +169,7 @@ Napi::Value ManualSeed(const Napi::CallbackInfo& info) {
 
 void initOps(Napi::Env env, Napi::Object exports) {
   const std::pair<const char*, Napi::Function::Callback> fns[] = {
-      {"fill", Fill}, {"randn", Randn}, {"rand", Rand},   {"binary", Binary},         {"matmul", Matmul},
+      {"fill", Fill}, {"randn", Randn}, {"rand", Rand},   {"binary", Binary}, {"binaryScalar", BinaryScalar},         {"matmul", Matmul},
       {"sum", Sum},   {"write", Write}, {"read", Read},   {"copy", Copy},             {"manualSeed", ManualSeed},
   };
   for (const auto& f : fns) exports.Set(f.first, Napi::Function::New(env, f.second, f.first));

@@ -1,16 +1,25 @@
-// Storages as JavaScript objects. A storage is freed by whichever comes
-// first: dispose(), a sweep after garbage collection, or its finalizer.
+// Storages as small integer handles owned by JavaScript objects.
 //
-// Node-API finalizers run later, from the event loop, so a synchronous loop
-// that drops tensors would never see them. Weak references, however, are
-// cleared during the collection itself; the sweep frees every storage whose
-// handle is gone, right away. Sweeps run after any collection (noticed
-// through a weak "canary" object) and on the allocator's out-of-memory path,
-// after asking JavaScript to collect garbage.
-#include <unordered_map>
-#include <unordered_set>
+// alloc(owner, slot, nbytes, dtype, id, frames) allocates a block and keeps
+// a weak reference to `owner` (the Tensor); JavaScript holds only the
+// returned handle, a number. A storage is freed by whichever comes first:
+// free(handle) (dispose), or a sweep that finds its owner collected.
+//
+// Why weak references and a sweep rather than finalizers: Node-API
+// finalizers and FinalizationRegistry callbacks run later, from the event
+// loop, so a synchronous loop that drops tensors would never see them. Weak
+// references are cleared during the collection itself, so the sweep frees
+// every storage whose owner is gone right away. Sweeps run when a new
+// storage is made after any collection (noticed through a weak "canary"
+// object), and on the allocator's out-of-memory path after asking
+// JavaScript to collect garbage.
+//
+// The hot path (alloc, free) uses the C Node-API directly: no wrapper
+// object, no string arguments, no exceptions unless something is wrong.
+#include <cmath>
 
 #include "binding/binding.h"
+#include "binding/external_memory.h"
 #include "core/errors.h"
 
 namespace tsgpu {
@@ -18,47 +27,22 @@ namespace binding {
 
 namespace {
 
-class StorageHandle : public Napi::ObjectWrap<StorageHandle> {
- public:
-  static Napi::FunctionReference constructor;
-  explicit StorageHandle(const Napi::CallbackInfo& info) : Napi::ObjectWrap<StorageHandle>(info) {}
-  ~StorageHandle() override;
-  uint64_t id = 0;  // 0 once released
-};
-
-Napi::FunctionReference StorageHandle::constructor;
-std::unordered_map<uint64_t, StorageHandle*> gHandles;  // live storages by id
-Napi::ObjectReference gCanary;     // weak; empty after any garbage collection
-Napi::FunctionReference gGcHook;   // JS function that runs the collector
-napi_env gMainEnv = nullptr;       // the env that may run the hook
+std::vector<Device*> gSlots;       // devices by slot (index given to JavaScript)
+ExternalMemory gExternal;          // bytes reported to V8, per device slot
+napi_ref gCanary = nullptr;        // weak; its target is gone after any garbage collection
+napi_ref gGcHook = nullptr;        // strong; JS function that runs the collector
+napi_env gMainEnv = nullptr;       // the env that owns the storages and may run the hook
 thread_local napi_env tlEnv = nullptr;  // env of the binding call in progress
-std::unordered_set<std::string> gHooked;  // devices whose allocator has our callback
 
-void adjustExternal(napi_env env, int64_t delta) {
-  int64_t ignored = 0;
-  if (env != nullptr && delta != 0) napi_adjust_external_memory(env, delta, &ignored);
-}
-
-void releaseStorage(napi_env env, uint64_t id) {
-  StorageRecord* rec = storages().find(id);
+void releaseStorage(napi_env env, StorageTable::Handle h) {
+  StorageRecord* rec = storages().find(h);
   if (rec == nullptr) return;
-  const int64_t nbytes = static_cast<int64_t>(rec->nbytes);
-  auto it = gHandles.find(id);
-  if (it != gHandles.end()) {
-    it->second->id = 0;
-    gHandles.erase(it);
-  }
-  storages().release(id);
-  adjustExternal(env, -nbytes);
-}
-
-StorageHandle::~StorageHandle() {
-  if (id == 0) return;
-  try {
-    releaseStorage(Env(), id);
-  } catch (...) {
-    // A finalizer must not throw; the memory stays cached in the allocator.
-  }
+  const uint32_t slot = rec->deviceSlot;
+  const size_t nbytes = rec->nbytes;
+  if (rec->owner != nullptr) napi_delete_reference(env, static_cast<napi_ref>(rec->owner));
+  rec->owner = nullptr;
+  storages().release(h);
+  gExternal.sub(env, slot, nbytes);
 }
 
 bool freeMemoryCallback() {
@@ -66,15 +50,19 @@ bool freeMemoryCallback() {
   if (env == nullptr || env != gMainEnv) return false;
   Napi::Env e(env);
   Napi::HandleScope scope(e);
-  size_t freed = sweepCollected(e);
-  if (!gGcHook.IsEmpty()) {
-    try {
-      gGcHook.Call({});
-    } catch (const Napi::Error&) {
-      // The hook is best effort; the allocator goes on to report OOM.
+  size_t freed = sweepCollected(env);
+  if (gGcHook != nullptr) {
+    napi_value fn = nullptr, global = nullptr, result = nullptr;
+    if (napi_get_reference_value(env, gGcHook, &fn) == napi_ok && fn != nullptr) {
+      napi_get_global(env, &global);
+      if (napi_call_function(env, global, fn, 0, nullptr, &result) != napi_ok) {
+        // The hook is best effort; clear its exception and go on to report OOM.
+        napi_value ignored;
+        napi_get_and_clear_last_exception(env, &ignored);
+      }
     }
   }
-  freed += sweepCollected(e);
+  freed += sweepCollected(env);
   return freed > 0;
 }
 
@@ -84,67 +72,116 @@ struct EnvScope {
   ~EnvScope() { tlEnv = saved; }
 };
 
-size_t dtypeSize(const std::string& dtype) {
-  if (dtype == "float32" || dtype == "int32") return 4;
-  if (dtype == "float16" || dtype == "bfloat16") return 2;
-  if (dtype == "uint8") return 1;  // raw bytes (allocation benchmarks)
-  throw ArgumentError("unsupported dtype '" + dtype + "' (supported: float32)");
+/** Sweeps if a collection happened since the last look (the canary is gone). */
+void sweepIfCollected(napi_env env) {
+  napi_value canary = nullptr;
+  if (gCanary != nullptr) napi_get_reference_value(env, gCanary, &canary);
+  if (canary != nullptr) return;  // (one handle to the canary: harmless, it is a new object each time)
+  sweepCollected(env);
+  if (gCanary != nullptr) napi_delete_reference(env, gCanary);
+  napi_value obj;
+  napi_create_object(env, &obj);
+  napi_create_reference(env, obj, 0, &gCanary);
 }
 
-Napi::Value Empty(const Napi::CallbackInfo& info) {
+// deviceSlot(device) -> slot: the small integer alloc() takes for a device.
+Napi::Value DeviceSlot(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
-    Napi::Env env = info.Env();
-    std::string deviceArg = argString(info, 0, "device");
-    std::vector<int64_t> shape = argShape(info, 1);
-    std::string dtype = argString(info, 2, "dtype");
-    Context context = argContext(info, 3);
-    uint64_t numel = 1;
-    for (int64_t d : shape) {
-      if (d != 0 && numel > (1ULL << 53) / static_cast<uint64_t>(d))
-        throw ArgumentError("tensor too large: the shape has more than 2^53 elements");
-      numel *= static_cast<uint64_t>(d);
+    Device& device = DeviceRegistry::instance().get(argString(info, 0, "device"));
+    for (size_t i = 0; i < gSlots.size(); ++i)
+      if (gSlots[i] == &device) return Napi::Number::New(info.Env(), static_cast<double>(i));
+    device.allocator->setFreeMemoryCallback(freeMemoryCallback);
+    gSlots.push_back(&device);
+    gExternal.addDevice(device.backend->memInfo().totalBytes);
+    return Napi::Number::New(info.Env(), static_cast<double>(gSlots.size() - 1));
+  });
+}
+
+[[noreturn]] void badArg(napi_env env, const char* what) { throwJs(Napi::Env(env), "TSGPU_ARG", what); }
+
+// alloc(owner, slot, nbytes, dtype, id, frames?) -> handle
+napi_value Alloc(napi_env env, napi_callback_info cbinfo) {
+  size_t argc = 6;
+  napi_value argv[6];
+  napi_get_cb_info(env, cbinfo, &argc, argv, nullptr, nullptr);
+  try {
+    int32_t slot = -1, dtype = -1;
+    double nbytes = -1, id = 0;
+    napi_valuetype ownerType = napi_undefined;
+    if (argc < 5) badArg(env, "alloc(owner, slot, nbytes, dtype, id) needs five arguments");
+    napi_typeof(env, argv[0], &ownerType);
+    if (ownerType != napi_object) badArg(env, "expected an object for owner");
+    if (napi_get_value_int32(env, argv[1], &slot) != napi_ok || slot < 0 ||
+        static_cast<size_t>(slot) >= gSlots.size())
+      badArg(env, "expected a device slot from deviceSlot() for slot");
+    if (napi_get_value_double(env, argv[2], &nbytes) != napi_ok || !(nbytes >= 0) ||
+        nbytes != std::floor(nbytes) || nbytes > 9007199254740992.0)
+      badArg(env, "expected a non-negative integer for nbytes");
+    if (napi_get_value_int32(env, argv[3], &dtype) != napi_ok || dtype < 0 || dtype >= kNumDTypes)
+      badArg(env, "expected a dtype code for dtype");
+    if (napi_get_value_double(env, argv[4], &id) != napi_ok) badArg(env, "expected a number for id");
+    Context context;
+    if (argc > 5) {
+      bool isArray = false;
+      napi_is_array(env, argv[5], &isArray);
+      if (isArray) {
+        Napi::CallbackInfo info(env, cbinfo);
+        context = argContext(info, 5);
+      }
     }
-    const size_t nbytes = numel * dtypeSize(dtype);
-    Device& device = DeviceRegistry::instance().get(deviceArg);
-    if (gHooked.insert(device.name).second) device.allocator->setFreeMemoryCallback(freeMemoryCallback);
-    // Free what the collector already found before asking for more.
-    if (static_cast<napi_env>(env) == gMainEnv && (gCanary.IsEmpty() || gCanary.Value().IsEmpty())) {
-      sweepCollected(env);
-      gCanary = Napi::Weak(Napi::Object::New(env));
+    Device* device = gSlots[static_cast<size_t>(slot)];
+    if (env == gMainEnv) sweepIfCollected(env);  // free what the collector already found
+    StorageTable::Handle h;
+    {
+      EnvScope scope(env);
+      h = storages().create(device->allocator.get(), static_cast<size_t>(nbytes), device->name,
+                            static_cast<uint32_t>(slot), static_cast<uint8_t>(dtype), id, std::move(context));
     }
-    EnvScope scope(env);
-    StorageRecord& rec = storages().create(device.allocator.get(), nbytes, device.name, dtype, shape, context);
-    const uint64_t id = rec.id;
-    Napi::Object obj;
+    napi_ref ref = nullptr;
+    if (napi_create_reference(env, argv[0], 0, &ref) != napi_ok) {
+      storages().release(h);
+      throwJs(Napi::Env(env), "TSGPU_INTERNAL", "could not reference the storage's owner");
+    }
+    storages().find(h)->owner = ref;
+    gExternal.add(env, static_cast<uint32_t>(slot), static_cast<size_t>(nbytes));
+    napi_value out;
+    napi_create_int32(env, h, &out);
+    return out;
+  } catch (const Napi::Error& e) {
+    e.ThrowAsJavaScriptException();
+  } catch (...) {
     try {
-      obj = StorageHandle::constructor.New({});
-    } catch (...) {
-      storages().release(id);
-      throw;
+      rethrowAsJs(Napi::Env(env));
+    } catch (const Napi::Error& e) {
+      e.ThrowAsJavaScriptException();
     }
-    StorageHandle* handle = StorageHandle::Unwrap(obj);
-    handle->id = id;
-    gHandles[id] = handle;
-    adjustExternal(env, static_cast<int64_t>(nbytes));
-    return obj;
-  });
+  }
+  return nullptr;
 }
 
-Napi::Value Dispose(const Napi::CallbackInfo& info) {
-  return guarded(info, [&]() -> Napi::Value {
-    if (!info[0].IsObject()) throwJs(info.Env(), "TSGPU_ARG", "expected a storage handle");
-    StorageHandle* handle = StorageHandle::Unwrap(info[0].As<Napi::Object>());
-    if (handle->id == 0) return Napi::Boolean::New(info.Env(), false);
-    releaseStorage(info.Env(), handle->id);
-    return Napi::Boolean::New(info.Env(), true);
-  });
+// free(handle) -> undefined; a released handle is ignored.
+napi_value Free(napi_env env, napi_callback_info cbinfo) {
+  size_t argc = 1;
+  napi_value argv[1];
+  napi_get_cb_info(env, cbinfo, &argc, argv, nullptr, nullptr);
+  int32_t h = -1;
+  if (argc >= 1) napi_get_value_int32(env, argv[0], &h);
+  try {
+    releaseStorage(env, h);
+  } catch (...) {
+    try {
+      rethrowAsJs(Napi::Env(env));
+    } catch (const Napi::Error& e) {
+      e.ThrowAsJavaScriptException();
+    }
+  }
+  return nullptr;
 }
 
-Napi::Value StorageId(const Napi::CallbackInfo& info) {
-  return guarded(info, [&]() -> Napi::Value {
-    StorageHandle* handle = StorageHandle::Unwrap(info[0].As<Napi::Object>());
-    return Napi::Number::New(info.Env(), static_cast<double>(handle->id));
-  });
+// isLive(handle) -> boolean
+Napi::Value IsLive(const Napi::CallbackInfo& info) {
+  int32_t h = info[0].IsNumber() ? info[0].As<Napi::Number>().Int32Value() : -1;
+  return Napi::Boolean::New(info.Env(), storages().find(h) != nullptr);
 }
 
 Napi::Value LiveStorages(const Napi::CallbackInfo& info) {
@@ -153,19 +190,37 @@ Napi::Value LiveStorages(const Napi::CallbackInfo& info) {
     std::string device;
     if (info.Length() > 0 && info[0].IsString() && !info[0].As<Napi::String>().Utf8Value().empty())
       device = DeviceRegistry::instance().canonicalize(info[0].As<Napi::String>().Utf8Value());
-    Napi::Array out = Napi::Array::New(env);
-    uint32_t k = 0;
-    for (const StorageRecord& rec : storages().live(device)) {
+    if (static_cast<napi_env>(env) == gMainEnv) sweepCollected(env);
+    std::vector<std::pair<double, Napi::Object>> rows;
+    storages().forEachLive([&](StorageTable::Handle, StorageRecord& rec) {
+      if (!device.empty() && rec.device != device) return;
       Napi::Object o = Napi::Object::New(env);
-      Napi::Array shape = Napi::Array::New(env, rec.shape.size());
-      for (uint32_t d = 0; d < rec.shape.size(); ++d) shape.Set(d, static_cast<double>(rec.shape[d]));
-      o.Set("id", static_cast<double>(rec.id));
+      // The shape lives on the owner (the Tensor); storages made without one report a flat shape.
+      Napi::Value shape;
+      napi_value owner = nullptr;
+      if (rec.owner != nullptr) napi_get_reference_value(env, static_cast<napi_ref>(rec.owner), &owner);
+      if (owner != nullptr) shape = Napi::Object(env, owner).Get("shape");
+      if (shape.IsEmpty() || !shape.IsArray()) {
+        Napi::Array flat = Napi::Array::New(env, 1);
+        size_t elem = dtypeBytes(rec.dtype);
+        flat.Set(0u, static_cast<double>(elem ? rec.nbytes / elem : rec.nbytes));
+        shape = flat;
+      } else {
+        Napi::Array copy = Napi::Array::New(env);
+        Napi::Array src = shape.As<Napi::Array>();
+        for (uint32_t k = 0; k < src.Length(); ++k) copy.Set(k, src.Get(k));
+        shape = copy;
+      }
+      o.Set("id", rec.id);
       o.Set("shape", shape);
-      o.Set("dtype", rec.dtype);
+      o.Set("dtype", dtypeName(rec.dtype));
       o.Set("device", rec.device);
       o.Set("nbytes", static_cast<double>(rec.nbytes));
-      out.Set(k++, o);
-    }
+      rows.emplace_back(rec.id, o);
+    });
+    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    Napi::Array out = Napi::Array::New(env, rows.size());
+    for (uint32_t k = 0; k < rows.size(); ++k) out.Set(k, rows[k].second);
     return out;
   });
 }
@@ -178,14 +233,21 @@ Napi::Value Reclaim(const Napi::CallbackInfo& info) {
 
 Napi::Value SetGcHook(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
-    if (static_cast<napi_env>(info.Env()) != gMainEnv) return info.Env().Undefined();  // another thread
-    if (info[0].IsFunction()) {
-      gGcHook = Napi::Persistent(info[0].As<Napi::Function>());
-    } else {
-      gGcHook.Reset();
-    }
+    napi_env env = info.Env();
+    if (env != gMainEnv) return info.Env().Undefined();  // another thread
+    if (gGcHook != nullptr) napi_delete_reference(env, gGcHook);
+    gGcHook = nullptr;
+    if (info[0].IsFunction()) napi_create_reference(env, info[0], 1, &gGcHook);
     return info.Env().Undefined();
   });
+}
+
+// externalMemory() -> { reported, held } bytes: what V8 was told and what JS-owned storages hold.
+Napi::Value ExternalMemoryInfo(const Napi::CallbackInfo& info) {
+  Napi::Object o = Napi::Object::New(info.Env());
+  o.Set("reported", static_cast<double>(gExternal.reported()));
+  o.Set("held", static_cast<double>(gExternal.held()));
+  return o;
 }
 
 }  // namespace
@@ -196,34 +258,45 @@ StorageTable& storages() {
 }
 
 StorageRecord& argStorage(const Napi::CallbackInfo& info, size_t i) {
-  if (info.Length() <= i || !info[i].IsObject()) throwJs(info.Env(), "TSGPU_ARG", "expected a storage handle");
-  StorageHandle* handle = StorageHandle::Unwrap(info[i].As<Napi::Object>());
-  StorageRecord* rec = handle->id ? storages().find(handle->id) : nullptr;
+  int32_t h = -1;
+  if (info.Length() <= i || napi_get_value_int32(info.Env(), info[i], &h) != napi_ok)
+    throwJs(info.Env(), "TSGPU_ARG", "expected a storage handle");
+  StorageRecord* rec = storages().find(h);
   if (rec == nullptr) throwJs(info.Env(), "TSGPU_DISPOSED", "storage was disposed: it can no longer be used");
   return *rec;
 }
 
-size_t sweepCollected(Napi::Env env) {
-  std::vector<uint64_t> dead;
-  {
-    Napi::HandleScope scope(env);
-    for (const auto& kv : gHandles)
-      if (kv.second->Value().IsEmpty()) dead.push_back(kv.first);
-  }
-  for (uint64_t id : dead) releaseStorage(env, id);
+size_t sweepCollected(napi_env env) {
+  std::vector<StorageTable::Handle> dead;
+  // Looking at an owner makes a handle to it; the scope drops those handles
+  // again, or every owner would stay alive until the calling function returns
+  // (and a collection run from the out-of-memory path could free nothing).
+  napi_handle_scope scope = nullptr;
+  napi_open_handle_scope(env, &scope);
+  storages().forEachLive([&](StorageTable::Handle h, StorageRecord& rec) {
+    if (rec.owner == nullptr) return;
+    napi_value v = nullptr;
+    napi_get_reference_value(env, static_cast<napi_ref>(rec.owner), &v);
+    if (v == nullptr) dead.push_back(h);
+  });
+  if (scope != nullptr) napi_close_handle_scope(env, scope);
+  for (StorageTable::Handle h : dead) releaseStorage(env, h);
   return dead.size();
 }
 
 void initStorage(Napi::Env env, Napi::Object exports) {
-  Napi::Function ctor = StorageHandle::DefineClass(env, "Storage", {});
-  StorageHandle::constructor = Napi::Persistent(ctor);
   if (gMainEnv == nullptr) gMainEnv = env;
-  exports.Set("empty", Napi::Function::New(env, Empty, "empty"));
-  exports.Set("dispose", Napi::Function::New(env, Dispose, "dispose"));
-  exports.Set("storageId", Napi::Function::New(env, StorageId, "storageId"));
+  exports.Set("deviceSlot", Napi::Function::New(env, DeviceSlot, "deviceSlot"));
+  napi_value fn;
+  napi_create_function(env, "alloc", NAPI_AUTO_LENGTH, Alloc, nullptr, &fn);
+  exports.Set("alloc", Napi::Value(env, fn));
+  napi_create_function(env, "free", NAPI_AUTO_LENGTH, Free, nullptr, &fn);
+  exports.Set("free", Napi::Value(env, fn));
+  exports.Set("isLive", Napi::Function::New(env, IsLive, "isLive"));
   exports.Set("liveStorages", Napi::Function::New(env, LiveStorages, "liveStorages"));
   exports.Set("reclaim", Napi::Function::New(env, Reclaim, "reclaim"));
   exports.Set("setGcHook", Napi::Function::New(env, SetGcHook, "setGcHook"));
+  exports.Set("externalMemory", Napi::Function::New(env, ExternalMemoryInfo, "externalMemory"));
 }
 
 }  // namespace binding

@@ -1,44 +1,58 @@
 #include "core/storage.h"
 
-#include <algorithm>
+#include "core/errors.h"
 
 namespace tsgpu {
 
-StorageRecord& StorageTable::create(CachingAllocator* allocator, size_t nbytes, const std::string& device,
-                                    const std::string& dtype, std::vector<int64_t> shape, Context context) {
-  Block* block = allocator->malloc(nbytes, std::move(context));
-  StorageRecord rec;
-  rec.id = nextId_++;
+namespace {
+const char* const kDTypeNames[kNumDTypes] = {"float32", "int32", "float16", "bfloat16", "uint8"};
+const size_t kDTypeBytes[kNumDTypes] = {4, 4, 2, 2, 1};
+}  // namespace
+
+const char* dtypeName(uint32_t code) { return code < kNumDTypes ? kDTypeNames[code] : "unknown"; }
+
+size_t dtypeBytes(uint32_t code) { return code < kNumDTypes ? kDTypeBytes[code] : 0; }
+
+StorageTable::Handle StorageTable::create(CachingAllocator* allocator, size_t nbytes, const std::string& device,
+                                          uint32_t deviceSlot, uint8_t dtype, double id, Context context) {
+  if (freeSlots_.empty() && records_.size() > kIndexMask)
+    throw Error("TSGPU_INTERNAL", "more than 16777215 live tensors");
+  Block* block = allocator->malloc(nbytes, std::move(context));  // throws before anything is registered
+  uint32_t index;
+  if (!freeSlots_.empty()) {
+    index = freeSlots_.back();
+    freeSlots_.pop_back();
+  } else {
+    index = static_cast<uint32_t>(records_.size());
+    records_.emplace_back();
+  }
+  StorageRecord& rec = records_[index];
+  rec.id = id;
   rec.allocator = allocator;
   rec.block = block;
   rec.nbytes = nbytes;
-  rec.device = device;
+  if (rec.device != device) rec.device = device;
+  rec.deviceSlot = deviceSlot;
   rec.dtype = dtype;
-  rec.shape = std::move(shape);
-  auto result = records_.emplace(rec.id, std::move(rec));
-  return result.first->second;
+  rec.live = true;
+  rec.owner = nullptr;
+  ++live_;
+  return handleOf(index);
 }
 
-bool StorageTable::release(uint64_t id) {
-  auto it = records_.find(id);
-  if (it == records_.end()) return false;
-  StorageRecord rec = std::move(it->second);
-  records_.erase(it);
-  rec.allocator->free(rec.block);
+bool StorageTable::release(Handle h) {
+  StorageRecord* rec = find(h);
+  if (rec == nullptr) return false;
+  Block* block = rec->block;
+  CachingAllocator* allocator = rec->allocator;
+  rec->live = false;
+  rec->block = nullptr;
+  rec->owner = nullptr;
+  rec->generation = static_cast<uint8_t>((rec->generation + 1) & kGenerationMask);
+  freeSlots_.push_back(static_cast<uint32_t>(h) & kIndexMask);
+  --live_;
+  allocator->free(block);  // may re-enter (history, callbacks) only after the slot is consistent
   return true;
-}
-
-StorageRecord* StorageTable::find(uint64_t id) {
-  auto it = records_.find(id);
-  return it == records_.end() ? nullptr : &it->second;
-}
-
-std::vector<StorageRecord> StorageTable::live(const std::string& device) const {
-  std::vector<StorageRecord> out;
-  for (const auto& kv : records_)
-    if (device.empty() || kv.second.device == device) out.push_back(kv.second);
-  std::sort(out.begin(), out.end(), [](const StorageRecord& a, const StorageRecord& b) { return a.id < b.id; });
-  return out;
 }
 
 }  // namespace tsgpu

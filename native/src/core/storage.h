@@ -1,47 +1,81 @@
-// Tensor storage: one allocator block per tensor, with the metadata that
-// torch.memory.liveTensors() reports. Owned by id so that the binding can
-// free a storage from dispose(), a finalizer or a garbage-collection sweep,
-// whichever comes first, exactly once.
+// Tensor storage: one allocator block per tensor, kept in a slab so that the
+// binding can hand JavaScript a small integer handle (an index with a
+// generation tag) instead of an object per tensor. A storage is freed by
+// whichever comes first — dispose(), a sweep after garbage collection, or
+// the end of the process — exactly once: a stale handle (its slot freed and
+// perhaps reused) is recognised by its generation and rejected.
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "core/allocator.h"
 
 namespace tsgpu {
 
+/** Element types a storage may hold (codes shared with native/addon.ts). */
+enum DTypeCode : uint8_t { kFloat32 = 0, kInt32 = 1, kFloat16 = 2, kBFloat16 = 3, kUInt8 = 4, kNumDTypes = 5 };
+
+/** "float32", ... for a code; "unknown" outside the range. */
+const char* dtypeName(uint32_t code);
+/** Bytes per element of a code (0 outside the range). */
+size_t dtypeBytes(uint32_t code);
+
 struct StorageRecord {
-  uint64_t id = 0;                          // unique, increasing from 1
-  CachingAllocator* allocator = nullptr;    // the device's allocator
-  Block* block = nullptr;                   // null for zero-byte storages
-  size_t nbytes = 0;                        // bytes the tensor uses
-  std::string device;                       // "cpu", "cuda:0", ...
-  std::string dtype;                        // "float32", ...
-  std::vector<int64_t> shape;               // tensor shape at creation
+  double id = 0;                          // unique id given by the caller (what liveTensors shows)
+  CachingAllocator* allocator = nullptr;  // the device's allocator
+  Block* block = nullptr;                 // null for zero-byte storages
+  size_t nbytes = 0;                      // bytes the tensor uses
+  std::string device;                     // "cpu", "cuda:0", ...
+  uint32_t deviceSlot = 0;                // the binding's index of the device
+  uint8_t dtype = kFloat32;               // a DTypeCode
+  uint8_t generation = 0;                 // bumped each time the slot is freed
+  bool live = false;                      // false while the slot is on the free list
+  void* owner = nullptr;                  // opaque to the core: the binding's weak reference to the JS owner
 
   void* data() const { return block ? static_cast<void*>(block->ptr) : nullptr; }
 };
 
 class StorageTable {
  public:
-  /** Allocates and registers a storage; throws OutOfMemoryError. */
-  StorageRecord& create(CachingAllocator* allocator, size_t nbytes, const std::string& device,
-                        const std::string& dtype, std::vector<int64_t> shape, Context context);
-  /** Frees the storage's block and forgets it; false if it was already released. */
-  bool release(uint64_t id);
-  /** The live record, or nullptr once released. */
-  StorageRecord* find(uint64_t id);
-  /** Copies of the live records, oldest first; device "" means all. */
-  std::vector<StorageRecord> live(const std::string& device) const;
-  size_t size() const { return records_.size(); }
+  /** Handles are index | generation << kIndexBits: a non-negative 31-bit integer. */
+  using Handle = int32_t;
+  static constexpr int kIndexBits = 24;
+  static constexpr uint32_t kIndexMask = (1u << kIndexBits) - 1;
+  static constexpr uint32_t kGenerationMask = 0x7f;
+
+  /**
+   * Allocates `nbytes` from `allocator` and registers the storage; returns
+   * its handle. Throws OutOfMemoryError (nothing is registered then).
+   */
+  Handle create(CachingAllocator* allocator, size_t nbytes, const std::string& device, uint32_t deviceSlot,
+                uint8_t dtype, double id, Context context);
+  /** The live record behind `h`, or nullptr for a released or unknown handle. */
+  StorageRecord* find(Handle h) {
+    const uint32_t index = static_cast<uint32_t>(h) & kIndexMask;
+    if (h < 0 || index >= records_.size()) return nullptr;
+    StorageRecord& r = records_[index];
+    return r.live && r.generation == ((static_cast<uint32_t>(h) >> kIndexBits) & kGenerationMask) ? &r : nullptr;
+  }
+  /** Frees the storage's block and its slot; false if `h` was already released. */
+  bool release(Handle h);
+  /** Calls f(handle, record) for every live storage, in slot order. */
+  template <typename F>
+  void forEachLive(F f) {
+    for (uint32_t i = 0; i < records_.size(); ++i)
+      if (records_[i].live) f(handleOf(i), records_[i]);
+  }
+  /** Number of live storages. */
+  size_t size() const { return live_; }
 
  private:
-  uint64_t nextId_ = 1;
-  std::unordered_map<uint64_t, StorageRecord> records_;
+  Handle handleOf(uint32_t index) const {
+    return static_cast<Handle>(index | (static_cast<uint32_t>(records_[index].generation) << kIndexBits));
+  }
+  std::vector<StorageRecord> records_;
+  std::vector<uint32_t> freeSlots_;
+  size_t live_ = 0;
 };
 
 }  // namespace tsgpu
