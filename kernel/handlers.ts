@@ -2,6 +2,7 @@
 import type { Handler, RequestContext } from "./dispatcher";
 import type { ExecutionEngine } from "./execution/engine";
 import type { History } from "./history";
+import type { CommRegistry } from "./comms";
 import { mimeBundle, plainText } from "./display";
 import { complete, describe, isComplete, nameAt } from "./execution/language";
 import { errorMessage, errorName } from "./execution/traceback";
@@ -12,7 +13,9 @@ export interface HandlerDeps {
   kernelInfo(): Record<string, unknown>;
   /** Ends the process after the reply is sent. */
   shutdown(restart: boolean): void;
-  comms: Map<string, string>;
+  comms: CommRegistry;
+  /** Runs `fn` with output (console.*, display, comm messages) going to `msg`. */
+  withParent<T>(msg: RequestContext["msg"], fn: () => T): T;
   log(text: string): void;
 }
 
@@ -74,19 +77,11 @@ export function makeHandlers(d: HandlerDeps): Record<string, Handler> {
     history_request: (ctx) => ({ status: "ok", history: d.history.query(ctx.msg.content) }),
     comm_info_request: (ctx) => {
       const target = ctx.msg.content.target_name;
-      const comms: Record<string, { target_name: string }> = {};
-      for (const [id, name] of d.comms) if (!target || target === name) comms[id] = { target_name: name };
-      return { status: "ok", comms };
+      return { status: "ok", comms: d.comms.list(typeof target === "string" ? target : undefined) };
     },
-    comm_open: (ctx) => {
-      // No comm targets are registered: close it again, as ipykernel does for an unknown target.
-      const c = ctx.msg.content;
-      d.log(`comm_open for unknown target ${c.target_name}; closing it`);
-      ctx.publish("comm_close", { comm_id: c.comm_id, data: {} });
-      return null;
-    },
-    comm_msg: () => null,
-    comm_close: (ctx) => { d.comms.delete(String(ctx.msg.content.comm_id)); return null; },
+    comm_open: async (ctx) => { await d.withParent(ctx.msg, () => d.comms.onOpen(ctx.msg)); return null; },
+    comm_msg: async (ctx) => { await d.withParent(ctx.msg, () => d.comms.onMsg(ctx.msg)); return null; },
+    comm_close: async (ctx) => { await d.withParent(ctx.msg, () => d.comms.onClose(ctx.msg)); return null; },
     shutdown_request: (ctx) => {
       const restart = Boolean(ctx.msg.content.restart);
       d.shutdown(restart);

@@ -13,11 +13,12 @@ import { OutputRouter } from "./execution/output";
 import { ExecutionEngine } from "./execution/engine";
 import { cellPosition, formatError } from "./execution/traceback";
 import { typescript } from "./execution/transpile";
-import { History } from "./history";
+import { History, historyFile } from "./history";
 import { kernelInfo } from "./info";
 import { makeHandlers } from "./handlers";
 import { makeDisplayApi } from "./display";
 import { installStdin } from "./stdin";
+import { CommRegistry } from "./comms";
 import { MagicRegistry } from "../magics/registry";
 import { registerBuiltinMagics } from "../magics";
 import { deviceUsage, loadRuntime } from "./runtime";
@@ -55,10 +56,18 @@ export async function startKernel(connectionFile: string): Promise<void> {
   registerBuiltinMagics(magics);
   // Memory history names the cell and line that allocated (the runtime reads this when it records stacks).
   (globalThis as any)[Symbol.for("tsgpu.frameMapper")] = (file: string, line: number, col: number) => { const rec = engine.cells.get(file); const p = rec && cellPosition(rec, line, col); return rec && p ? { label: `Cell In[${rec.executionCount}]`, line: p.line } : null; };
-  const history = new History();
+  const history = new History(historyFile(), log);
   const stdin = installStdin(transport, router, origin);
   const { display, updateDisplay, clearOutput } = makeDisplayApi(router);
-  defineGlobals({ display, updateDisplay, clearOutput, cell: () => engine.currentScope() });
+  const comms = new CommRegistry((type, content, metadata, buffers) => {
+    router.flush();
+    const msg = reply(router.scope()?.parent, type, content, origin, metadata);
+    msg.buffers = buffers;
+    transport.send("iopub", msg);
+  }, log);
+  const withParent = <T>(parent: Message, fn: () => T): T =>
+    router.scopes.run({ parent, executionCount: engine.executionCount, signal: new AbortController().signal }, fn);
+  defineGlobals({ display, updateDisplay, clearOutput, comms: comms.api(), cell: () => engine.currentScope() });
 
   let exiting = false;
   const shutdown = (restart: boolean) => {
@@ -67,6 +76,7 @@ export async function startKernel(connectionFile: string): Promise<void> {
     transport.shutdownHandled();
     setImmediate(async () => {
       router.flush();
+      history.flush();
       try { loadRuntimeIfLoaded()?.memory?.emptyCache?.("cpu"); } catch { /* nothing to release */ }
       await transport.close();
       log(restart ? "shutting down for restart" : "shut down");
@@ -75,7 +85,7 @@ export async function startKernel(connectionFile: string): Promise<void> {
   };
 
   const dispatcher = new Dispatcher(transport, origin, makeHandlers({
-    engine, history, kernelInfo: () => staticInfo, shutdown, comms: new Map(), log,
+    engine, history, kernelInfo: () => staticInfo, shutdown, comms, withParent, log,
   }), log, () => transport.deviceUsage(deviceUsage()));
 
   router.captureProcessStreams();

@@ -12,7 +12,7 @@ import { randomBytes } from "crypto";
 import * as zmq from "zeromq";
 import { decode, encode, Signer } from "../protocol/wire";
 import { Message, newHeader, Origin } from "../protocol/message";
-import type { ConnectionInfo } from "../protocol/connection";
+import { ConnectionInfo, endpoint } from "../protocol/connection";
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -35,6 +35,8 @@ export interface ClientOptions {
   cwd?: string;
   key?: string;
   signatureScheme?: string;
+  /** "tcp" (the default) or "ipc" (unix sockets in a temporary folder). */
+  transport?: "tcp" | "ipc";
 }
 
 export class KernelClient {
@@ -62,20 +64,22 @@ export class KernelClient {
   }
 
   private async launch(o: ClientOptions): Promise<void> {
-    const ports = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+    this.dir = mkdtempSync(join(tmpdir(), "tsgpu-client-"));
+    const ipc = o.transport === "ipc";
+    // ipc endpoints are files named IP-PORT, as jupyter_client names them.
+    const ports = ipc ? [1, 2, 3, 4, 5] : [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
     this.info = {
-      transport: "tcp", ip: "127.0.0.1",
+      transport: ipc ? "ipc" : "tcp", ip: ipc ? join(this.dir, "kernel-ipc") : "127.0.0.1",
       shell_port: ports[0], control_port: ports[1], stdin_port: ports[2], iopub_port: ports[3], hb_port: ports[4],
       key: o.key ?? randomBytes(16).toString("hex"), signature_scheme: o.signatureScheme ?? "hmac-sha256",
     };
     this.signer = new Signer(this.info.key, this.info.signature_scheme);
-    this.dir = mkdtempSync(join(tmpdir(), "tsgpu-client-"));
     const file = join(this.dir, "kernel.json");
     writeFileSync(file, JSON.stringify(this.info));
     const argv = o.argv.map((a) => a.replace("{connection_file}", file));
     this.proc = spawn(argv[0], argv.slice(1), { env: o.env ?? process.env, cwd: o.cwd, stdio: ["ignore", "inherit", "pipe"] });
     this.proc.stderr!.on("data", (d) => { this.stderr += d.toString(); if (process.env.TSGPU_CLIENT_ECHO) process.stderr.write(d); });
-    const ep = (p: number) => `tcp://127.0.0.1:${p}`;
+    const ep = (p: number) => endpoint(this.info, p);
     this.shell.connect(ep(this.info.shell_port));
     this.control.connect(ep(this.info.control_port));
     this.stdin.connect(ep(this.info.stdin_port));

@@ -21,8 +21,12 @@ const interruptFlag = new Int32Array(init.interruptFlag);
 const stdinHeader = new Int32Array(init.stdinBox, 0, 2);
 const stdinData = new Uint8Array(init.stdinBox, STDIN_HEADER_BYTES, STDIN_CAPACITY_BYTES);
 const origin: Origin = { session: String(init.kernelInfo.session ?? ""), username: "kernel" };
+/** kernel_info_reply content (without the `session` the main thread adds for the worker). */
+const kernelInfoContent: Record<string, unknown> = (({ session: _session, ...rest }) => rest)(init.kernelInfo);
 /** How long a shutdown request waits for the main thread before the worker ends the process itself. */
 const kShutdownGraceMs = 1500;
+/** How long the worker leaves zeromq to put queued replies on the wire before it ends a stuck process. */
+const kWireFlushMs = 200;
 
 import { monotonicMs } from "./clock";
 
@@ -124,6 +128,11 @@ async function serveControl(): Promise<void> {
       answerOnControl(msg, { status: "ok" });
       continue;
     }
+    if (type === "kernel_info_request") {
+      // Static content: answered here so that it comes back while a cell holds the main thread.
+      answerOnControl(msg, kernelInfoContent);
+      continue;
+    }
     if (type === "usage_request") {
       answerOnControl(msg, processUsage(devices));
       continue;
@@ -134,8 +143,9 @@ async function serveControl(): Promise<void> {
       toMain({ kind: "request", channel: "control", msg, receivedAt: monotonicMs() });
       shutdownTimer = setTimeout(() => {
         answerOnControl(msg, { status: "ok", restart: Boolean(msg.content.restart) });
+        // Sends resolve when zeromq has queued the frames; its I/O thread still has to write them.
         Promise.all(Object.values(outboxes).map((o) => o.drain())).finally(() => {
-          process.kill(process.pid, "SIGKILL");
+          setTimeout(() => process.kill(process.pid, "SIGKILL"), kWireFlushMs);
         });
       }, kShutdownGraceMs);
       continue;
