@@ -71,7 +71,7 @@ function pytorchSameRun(device: string, args: Record<string, string>): unknown {
   try {
     return JSON.parse(last);
   } catch {
-    return { error: (r.stderr ?? '').trim().split('\n').slice(-2).join(' ') || 'PyTorch run failed' };
+    return { error: (r.stderr ?? '').trim().split('\n').slice(-8).join(' ') || 'PyTorch run failed' };
   }
 }
 
@@ -80,6 +80,9 @@ function main(): void {
   const device = native.canonicalDevice(args.device ?? (torch.cuda.isAvailable() ? 'cuda:0' : 'cpu'));
   const external0 = native.externalMemory();
   const rows = SIZES.map((n) => measure(device, n));
+  // Give the device's cached memory back before PyTorch runs in its own process.
+  torch.memory.collectGarbage();
+  torch.memory.emptyCache(device);
   const result = {
     device,
     device_name: device.startsWith('cuda') ? torch.cuda.getDeviceProperties(device).name : os.cpus()[0]?.model ?? 'cpu',

@@ -4,6 +4,7 @@
  * CUDA is unavailable.
  */
 import * as torch from '../../native/index';
+import { MiB, runChild } from './helpers';
 
 const available = torch.cuda.isAvailable();
 const cudaTest = available ? test : test.skip;
@@ -60,11 +61,13 @@ describe('cuda', () => {
   });
 
   cudaTest('memory statistics on cuda:0 follow PyTorch', () => {
+    torch.memory.collectGarbage(); // temporaries of earlier tests must not be swept in the middle
     torch.cuda.emptyCache();
     const before = torch.cuda.memoryAllocated(0);
     const x = torch.randn([1000, 1000], { device: 'cuda:0' });
     expect(torch.cuda.memoryAllocated(0) - before).toBe(4000256);
-    expect(torch.cuda.memoryReserved(0)).toBeGreaterThanOrEqual(20 * 1024 * 1024);
+    // 20 MiB with ordinary segments, 4 MiB (two 2 MiB granules) with an expandable one.
+    expect(torch.cuda.memoryReserved(0)).toBeGreaterThanOrEqual(4 * 1024 * 1024);
     const stats = torch.cuda.memoryStats(0);
     expect(stats['requested_bytes.all.current']).toBeGreaterThanOrEqual(4000000);
     expect(torch.cuda.memorySummary(0).split('\n')[1]).toContain('CUDA memory summary, device ID 0');
@@ -102,5 +105,37 @@ describe('cuda', () => {
     expect((snap.device_traces[0] as any[]).some((e) => e.action === 'alloc')).toBe(true);
     torch.cuda.memory.recordMemoryHistory({ enabled: false });
     t.dispose();
+  });
+
+  cudaTest('expandable segments grow in place through the driver and hold correct data', () => {
+    const { status, result, stderr } = runChild(
+      `
+      const x = torch.ones([30 * 256 * 1024], { device: 'cuda:0' }); // 30 MiB
+      const y = torch.full([3 * 256 * 1024], 2, { device: 'cuda:0' }); // 3 MiB, mapped right after x
+      const s = torch.cuda.memoryStats(0);
+      const sx = x.sum(), sy = y.sum(); // small pool: its own expandable segment
+      const sums = [sx.item(), sy.item()];
+      [x, y, sx, sy].forEach((t) => t.dispose());
+      const r = torch.cuda.emptyCache();
+      console.log(JSON.stringify({ segments: s['segment.all.current'], reserved: s['reserved_bytes.all.current'], sums,
+        released: r.releasedBytes, after: torch.cuda.memoryReserved(0) }));
+    `,
+      { env: { TSGPU_CUDA_ALLOC_CONF: 'expandable_segments:True' } },
+    );
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+    expect(result).toEqual({ segments: 1, reserved: 34 * MiB, sums: [30 * 256 * 1024, 6 * 256 * 1024], released: 36 * MiB, after: 0 });
+  });
+
+  cudaTest('expandable_segments:False gives ordinary cudaMalloc segments', () => {
+    const { result } = runChild(
+      `
+      const x = torch.empty([3 * 256 * 1024], { device: 'cuda:0' });
+      console.log(JSON.stringify({ reserved: torch.cuda.memoryReserved(0), settings: torch.memory.getAllocatorSettings() }));
+    `,
+      { env: { TSGPU_CUDA_ALLOC_CONF: 'expandable_segments:False' } },
+    );
+    expect(result.reserved).toBe(20 * MiB);
+    expect(result.settings).toContain('expandable_segments:False');
   });
 });

@@ -86,6 +86,25 @@ class Backend {
    */
   virtual void synchronize() {}
 
+  /**
+   * Optional (expandable segments). Granularity in bytes of mapRange, or 0
+   * when the backend cannot map memory into a reserved address range, in
+   * which case expandable_segments falls back to ordinary segments.
+   */
+  virtual size_t mapGranularity() { return 0; }
+
+  /** Optional. Reserves `bytes` of address space with no memory behind it; nullptr on failure. */
+  virtual void* reserveAddress(size_t) { return nullptr; }
+
+  /**
+   * Optional. Backs [addr, addr + bytes) of a reserved range with memory
+   * (multiples of mapGranularity). Returns false when the device is out of memory.
+   */
+  virtual bool mapRange(void*, size_t) { return false; }
+
+  /** Optional. Returns the memory behind a range given to mapRange; the address range stays reserved. */
+  virtual void unmapRange(void*, size_t) {}
+
   /** Required. Free and total memory of the device right now. */
   virtual MemInfo memInfo() = 0;
 

@@ -5,6 +5,9 @@
 
 #include "backends/cuda_backend.h"
 #include "backends/cuda_check.h"
+#include "backends/cuda_vmm.h"
+
+#include <memory>
 
 namespace tsgpu {
 
@@ -34,6 +37,20 @@ class CudaBackend : public Backend {
   void rawFree(void* ptr, size_t) override {
     TSGPU_CUDA_CHECK(cudaSetDevice(index_));
     TSGPU_CUDA_CHECK(cudaFree(ptr));
+  }
+
+  // Expandable segments through the driver's virtual memory API, loaded on
+  // first use; 0 (ordinary segments) when the driver does not offer it.
+  size_t mapGranularity() override { return vmm().granularity(); }
+  void* reserveAddress(size_t bytes) override { return vmm().reserve(bytes); }
+  bool mapRange(void* addr, size_t bytes) override {
+    TSGPU_CUDA_CHECK(cudaSetDevice(index_));
+    return vmm().map(addr, bytes);
+  }
+  void unmapRange(void* addr, size_t bytes) override {
+    TSGPU_CUDA_CHECK(cudaSetDevice(index_));
+    TSGPU_CUDA_CHECK(cudaDeviceSynchronize());  // nothing may still use the memory
+    vmm().unmap(addr, bytes);
   }
 
   void copyHostToDevice(void* dst, const void* src, size_t bytes) override {
@@ -84,7 +101,16 @@ class CudaBackend : public Backend {
   }
 
  private:
+  CudaVmm& vmm() {
+    if (!vmm_) {
+      TSGPU_CUDA_CHECK(cudaSetDevice(index_));
+      TSGPU_CUDA_CHECK(cudaFree(nullptr));  // the primary context exists and is current
+      vmm_.reset(new CudaVmm(index_));
+    }
+    return *vmm_;
+  }
   int index_;
+  std::unique_ptr<CudaVmm> vmm_;
 };
 
 }  // namespace

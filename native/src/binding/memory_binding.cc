@@ -227,7 +227,7 @@ Napi::Value PolicyReplay(const Napi::CallbackInfo& info) {
     AllocatorSettings settings;
     if (info.Length() > 1 && info[1].IsString()) settings = parseAllocatorSettings(info[1].As<Napi::String>());
     uint64_t capacity = info.Length() > 2 && info[2].IsNumber() ? argPositive(info, 2, "capacity") : (1ULL << 40);
-    PolicyBackend backend(capacity);
+    PolicyBackend backend(capacity, "policy", /*canMap=*/true);  // as cuda:0 on a driver with virtual memory
     ReplayResult r;
     {
       CachingAllocator allocator(&backend, "policy");

@@ -79,12 +79,18 @@ Block* CachingAllocator::malloc(size_t origSize, Context context) {
   bool found = getFreeBlock(p);
   if (!found) {
     if (fractionSet_ && settings_.garbageCollectionThreshold > 0.0) garbageCollectCachedBlocks();
+    if (useExpandable()) {
+      // Grow the pool's one segment in place; if the device is full, free
+      // the cache (ordinary segments and the unused tail) and try again.
+      found = growExpandable(p) || (releaseCachedBlocks(nullptr) && growExpandable(p));
+    } else {
     if (settings_.reclaimIdleSegments) releaseIdleSegmentsForGrowth(p);
     found = allocBlock(p, false) ||
             // Free cached blocks big enough for this request, then retry.
             (releaseAvailableCachedBlocks(p) && allocBlock(p, false)) ||
             // Free every cached whole segment, then retry.
             (releaseCachedBlocks(nullptr) && allocBlock(p, true));
+    }
   }
   if (!found && freeMemoryCallback_ && !inFreeMemoryCallback_) {
     // Differs from PyTorch: let the garbage collector release unreachable
@@ -99,8 +105,8 @@ Block* CachingAllocator::malloc(size_t origSize, Context context) {
     }
     inFreeMemoryCallback_ = false;
     if (mayHaveFreed) {
-      found = getFreeBlock(p) || allocBlock(p, true) ||
-              (releaseCachedBlocks(nullptr) && allocBlock(p, true));
+      found = getFreeBlock(p) || (useExpandable() ? growExpandable(p) : allocBlock(p, true)) ||
+              (releaseCachedBlocks(nullptr) && (useExpandable() ? growExpandable(p) : allocBlock(p, true)));
     }
   }
   if (!found) throwOutOfMemory(origSize, p.allocSize, context);
@@ -155,6 +161,64 @@ bool CachingAllocator::allocBlock(AllocParams& p, bool isRetry) {
   return true;
 }
 
+bool CachingAllocator::growExpandable(AllocParams& p) {
+  const size_t gran = backend_->mapGranularity();
+  BlockPool& pool = *p.pool;
+  if (pool.esBase == nullptr) {
+    // Reserve address space for the whole device once; memory comes later.
+    const size_t total = static_cast<size_t>(backend_->memInfo().totalBytes);
+    const size_t reserve = (total + gran - 1) / gran * gran;
+    void* base = backend_->reserveAddress(reserve);
+    if (base == nullptr) return false;
+    pool.esBase = static_cast<char*>(base);
+    pool.esReserved = reserve;
+    pool.esMapped = 0;
+  }
+  Block* tail = pool.esTail;
+  const bool tailFree = tail != nullptr && !tail->allocated;
+  const size_t have = tailFree ? tail->size : 0;
+  if (p.size <= have) return false;  // the tail is big enough but not eligible (max_split_size rules)
+  const size_t grow = (p.size - have + gran - 1) / gran * gran;
+  if (pool.esMapped + grow > pool.esReserved) return false;
+  if (fractionSet_ && totalAllocatedMemory_ + grow > allowedMemoryMaximum_) return false;
+  char* at = pool.esBase + pool.esMapped;
+  if (!backend_->mapRange(at, grow)) return false;
+  const bool newSegment = tail == nullptr;
+  totalAllocatedMemory_ += grow;
+  pool.esMapped += grow;
+  stats_.num_device_alloc += 1;
+  forEachSelected(p.statTypes, [&](size_t t) {
+    if (newSegment) stats_.segment[t].increase(1);
+    stats_.reserved_bytes[t].increase(static_cast<int64_t>(grow));
+    stats_.inactive_split_bytes[t].increase(static_cast<int64_t>(grow));
+    if (!tailFree) stats_.inactive_split[t].increase(1);
+  });
+  if (history_.enabled()) {
+    TraceEntry e;
+    e.action = TraceEntry::kSegmentAlloc;  // PyTorch records segment_map; the same event in our names
+    e.address = reinterpret_cast<uintptr_t>(at);
+    e.size = grow;
+    e.timeUs = nowMicros();
+    history_.record(std::move(e));
+  }
+  if (tailFree) {
+    pool.blocks.erase(tail);
+    tail->size += grow;
+    insertIntoPool(tail);
+  } else {
+    Block* b = new Block();
+    b->size = grow;
+    b->pool = &pool;
+    b->ptr = at;
+    b->expandable = true;
+    b->prev = tail;
+    if (tail) tail->next = b;
+    pool.esTail = b;
+    insertIntoPool(b);
+  }
+  return getFreeBlock(p);
+}
+
 bool CachingAllocator::shouldSplit(const Block* block, size_t size) const {
   size_t remaining = block->size - size;
   if (block->pool->isSmall) return remaining >= kMinBlockSize;
@@ -173,6 +237,7 @@ Block* CachingAllocator::allocFoundBlock(AllocParams& p, size_t origSize, bool s
     block->pool = &pool;
     block->ptr = remaining->ptr;
     block->prev = remaining->prev;
+    block->expandable = remaining->expandable;
     if (block->prev) block->prev->next = block;
     block->next = remaining;
     remaining->prev = block;
@@ -294,6 +359,7 @@ size_t CachingAllocator::tryMergeBlocks(Block* dst, Block* src, BlockPool& pool)
   }
   const size_t subsumed = src->size;
   dst->size += subsumed;
+  if (pool.esTail == src) pool.esTail = dst;
   pool.blocks.erase(src);
   delete src;
   return subsumed;

@@ -78,7 +78,56 @@ bool CachingAllocator::releaseCachedBlocks(EmptyCacheReport* report) {
   stats_.num_sync_all_streams += 1;
   releaseBlocks(largeBlocks_, report);
   releaseBlocks(smallBlocks_, report);
+  releaseExpandableTail(largeBlocks_, report);
+  releaseExpandableTail(smallBlocks_, report);
   return true;
+}
+
+void CachingAllocator::releaseExpandableTail(BlockPool& pool, EmptyCacheReport* report) {
+  Block* tail = pool.esTail;
+  if (tail == nullptr || tail->allocated) return;
+  // Only whole granules past the last byte in use can go.
+  const size_t gran = backend_->mapGranularity();
+  const size_t offset = static_cast<size_t>(tail->ptr - pool.esBase);
+  const size_t start = (offset + gran - 1) / gran * gran;
+  const size_t end = offset + tail->size;
+  if (gran == 0 || start >= end) return;
+  const size_t release = end - start;
+  backend_->unmapRange(pool.esBase + start, release);
+  totalAllocatedMemory_ -= release;
+  pool.esMapped = start;
+  stats_.num_device_free += 1;
+  const bool gone = start == offset;
+  const bool segmentGone = gone && tail->prev == nullptr;
+  StatTypes types = statTypesFor(pool);
+  for (size_t t = 0; t < kNumStatTypes; ++t) {
+    if (!types[t]) continue;
+    stats_.reserved_bytes[t].decrease(static_cast<int64_t>(release));
+    stats_.inactive_split_bytes[t].decrease(static_cast<int64_t>(release));
+    if (gone) stats_.inactive_split[t].decrease(1);
+    if (segmentGone) stats_.segment[t].decrease(1);
+  }
+  if (history_.enabled()) {
+    TraceEntry e;
+    e.action = TraceEntry::kSegmentFree;
+    e.address = reinterpret_cast<uintptr_t>(pool.esBase + start);
+    e.size = release;
+    e.timeUs = nowMicros();
+    history_.record(std::move(e));
+  }
+  if (report) {
+    report->releasedBytes += release;
+    if (segmentGone) report->releasedSegments += 1;
+  }
+  pool.blocks.erase(tail);
+  if (gone) {
+    pool.esTail = tail->prev;
+    if (tail->prev) tail->prev->next = nullptr;
+    delete tail;
+  } else {
+    tail->size = start - offset;
+    insertIntoPool(tail);
+  }
 }
 
 void CachingAllocator::releaseBlocks(BlockPool& pool, EmptyCacheReport* report) {

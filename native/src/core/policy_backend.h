@@ -13,8 +13,13 @@ namespace tsgpu {
 
 class PolicyBackend : public Backend {
  public:
-  /** `capacity` is the total bytes it will hand out at once (default 1 TiB). */
-  explicit PolicyBackend(uint64_t capacity = 1ULL << 40, std::string name = "policy");
+  /**
+   * `capacity` is the total bytes it will hand out at once (default 1 TiB).
+   * With `canMap`, it also offers expandable segments (reserve/map/unmap in
+   * 2 MiB granules), as the CUDA backend does on a driver with the virtual
+   * memory API; trace replays use that, unit tests choose.
+   */
+  explicit PolicyBackend(uint64_t capacity = 1ULL << 40, std::string name = "policy", bool canMap = false);
 
   DeviceKind kind() const override { return DeviceKind::kPolicy; }
   std::string deviceName() const override { return name_; }
@@ -23,6 +28,10 @@ class PolicyBackend : public Backend {
   void copyHostToDevice(void*, const void*, size_t) override;
   void copyDeviceToHost(void*, const void*, size_t) override;
   void copyDeviceToDevice(void*, const void*, size_t) override;
+  size_t mapGranularity() override { return canMap_ ? 2ULL << 20 : 0; }
+  void* reserveAddress(size_t bytes) override;
+  bool mapRange(void* addr, size_t bytes) override;
+  void unmapRange(void* addr, size_t bytes) override;
   MemInfo memInfo() override;
   DeviceProperties properties() override;
 
@@ -39,6 +48,7 @@ class PolicyBackend : public Backend {
  private:
   std::string name_;
   uint64_t capacity_;
+  bool canMap_;
   uint64_t used_ = 0;
   uint64_t nextAddress_ = 1ULL << 32;  // never 0, never reused
   int failNext_ = 0;

@@ -12,7 +12,7 @@
 //                                  MiB (powers of two), ">" for all the rest
 //   garbage_collection_threshold:F 0 < F < 1: with a memory fraction set, free
 //                                  old cached blocks once reserved > F * limit
-//   expandable_segments:True|False accepted; see allocator.h for its status
+//   expandable_segments:True|False (default True where supported; see allocator.h)
 //   reclaim_idle_segments:True|False
 //                                  tsgpu only (default True): return idle whole
 //                                  segments before growing; see allocator.h
@@ -39,8 +39,13 @@ struct AllocatorSettings {
   std::array<size_t, kRoundUpPowerOfTwoIntervals> roundupPower2Divisions{};
   /** 0 disables; otherwise a fraction in (0, 1) of the allowed memory. */
   double garbageCollectionThreshold = 0.0;
-  /** Accepted for compatibility; see CachingAllocator for what it does. */
-  bool expandableSegments = false;
+  /**
+   * One segment per pool that grows in place (on by default where the
+   * backend can map memory into reserved address space: CUDA with a driver
+   * that has the virtual memory API; elsewhere ordinary segments are used).
+   * See allocator.h for why this default differs from PyTorch's.
+   */
+  bool expandableSegments = true;
   /** tsgpu's extension (not in PyTorch): release idle whole segments before growing. */
   bool reclaimIdleSegments = true;
 

@@ -346,3 +346,74 @@ TEST(reclaim_idle_segments_returns_smallest_idle_segments_before_growing) {
     a.free(v);
   }
 }
+
+static uintptr_t addr(const char* p) { return reinterpret_cast<uintptr_t>(p); }
+
+// Expandable segments: one reserved range per pool that grows in place by
+// whole granules (2 MiB on the policy backend, as on Hopper) and gives back
+// only its unused tail.
+TEST(expandable_segment_grows_in_place_and_releases_its_tail) {
+  PolicyBackend backend(1ULL << 40, "policy", /*canMap=*/true);
+  CachingAllocator a(&backend, "policy");
+  a.setSettings(parseAllocatorSettings("expandable_segments:True"));
+  Block* x = a.malloc(30 * MiB);
+  const uintptr_t base = addr(x->ptr);
+  Block* y = a.malloc(3 * MiB);  // right after x: the segment grows, no new segment
+  CHECK_EQ(addr(y->ptr), addr(x->ptr) + 30 * MiB);
+  DeviceStats s = a.stats();
+  CHECK_EQ(s.segment[kAggregate].current, 1);
+  CHECK_EQ(s.reserved_bytes[kAggregate].current, static_cast<int64_t>(34 * MiB));  // 30 + 3 rounded up to 4
+  CHECK_EQ(backend.used(), 34 * MiB);
+  a.free(x);
+  // y took the whole 4 MiB granule pair (a 1 MiB rest is not split off in
+  // the large pool); x's 30 MiB are free but too small, so z is mapped after y.
+  Block* z = a.malloc(40 * MiB);
+  CHECK_EQ(addr(z->ptr), addr(y->ptr) + 4 * MiB);
+  CHECK_EQ(a.stats().reserved_bytes[kAggregate].current, static_cast<int64_t>(74 * MiB));
+  a.free(z);
+  EmptyCacheReport r = a.emptyCache();  // the tail past y goes back; x's hole stays mapped below y
+  CHECK_EQ(r.releasedBytes, 40 * MiB);
+  CHECK_EQ(a.stats().reserved_bytes[kAggregate].current, static_cast<int64_t>(34 * MiB));
+  CHECK_EQ(backend.used(), 34 * MiB);
+  a.free(y);
+  a.emptyCache();
+  s = a.stats();
+  CHECK_EQ(s.reserved_bytes[kAggregate].current, 0);
+  CHECK_EQ(s.segment[kAggregate].current, 0);
+  CHECK_EQ(s.inactive_split[kAggregate].current, 0);
+  CHECK_EQ(s.inactive_split_bytes[kAggregate].current, 0);
+  CHECK_EQ(backend.used(), 0u);
+  Block* again = a.malloc(2 * MiB);  // the large pool's reservation is reused from its start
+  CHECK_EQ(addr(again->ptr), base);
+  a.free(again);
+}
+
+TEST(expandable_segment_out_of_memory_flushes_then_fails) {
+  PolicyBackend backend(64 * MiB, "policy", /*canMap=*/true);
+  CachingAllocator a(&backend, "policy");
+  a.setSettings(parseAllocatorSettings("expandable_segments:True"));
+  Block* x = a.malloc(40 * MiB);
+  const uintptr_t base = addr(x->ptr);
+  bool threw = false;
+  try {
+    a.malloc(30 * MiB);
+  } catch (const OutOfMemoryError&) {
+    threw = true;
+  }
+  CHECK(threw);
+  CHECK_EQ(a.stats().num_ooms, 1);
+  a.free(x);
+  Block* y = a.malloc(60 * MiB);  // x's free space is the tail: it grows to 60 MiB in place
+  CHECK_EQ(addr(y->ptr), base);
+  CHECK_EQ(backend.used(), 60 * MiB);
+  a.free(y);
+}
+
+TEST(expandable_segments_fall_back_to_ordinary_segments_without_mapping) {
+  PolicyBackend backend;  // cannot map: as the cpu backend, or a driver without virtual memory
+  CachingAllocator a(&backend, "policy");
+  CHECK(a.settings().expandableSegments);  // the default
+  Block* x = a.malloc(3 * MiB);
+  CHECK_EQ(a.stats().reserved_bytes[kAggregate].current, static_cast<int64_t>(kLargeBuffer));
+  a.free(x);
+}
