@@ -14,6 +14,7 @@ commands:
   install [--user|--sys-prefix|--prefix DIR] [--name NAME]
                                install the Jupyter kernelspec ("tsgpu install --help")
   run NOTEBOOK [--output FILE] execute a notebook through the kernel and print its output
+  --version                    print the version
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -21,8 +22,10 @@ async function main(argv: string[]): Promise<number> {
   switch (cmd) {
     case "kernel": {
       if (!args[0]) { process.stderr.write("tsgpu kernel: expected a connection file\n"); return 2; }
+      // Sockets first (on their own thread), then the engine: see boot.ts.
+      const b = (require("./boot") as typeof import("./boot")).boot(args[0]);
       const { startKernel } = await import("./kernel");
-      await startKernel(args[0]);
+      await startKernel(b);
       return -1;
     }
     case "install": {
@@ -45,6 +48,11 @@ async function main(argv: string[]): Promise<number> {
       const { errors } = await runNotebook(files[0], { output });
       if (output) process.stdout.write(`\nWrote ${output}\n`);
       return errors ? 1 : 0;
+    }
+    case "-V": case "--version": {
+      const { VERSION } = await import("./info");
+      process.stdout.write(`tsgpu ${VERSION} (Node.js ${process.version})\n`);
+      return 0;
     }
     case undefined: case "-h": case "--help": case "help":
       process.stdout.write(HELP);

@@ -3,18 +3,15 @@
  * dispatcher (protocol core), the execution engine (TypeScript) and the
  * magics together, and installs what cells see as globals.
  */
-import { writeSync } from "fs";
-import { v4 as uuid4 } from "uuid";
-import { Transport } from "./transport/bridge";
 import { Dispatcher } from "./dispatcher";
-import { Message, Origin, reply } from "./protocol/message";
-import { readConnectionFile } from "./protocol/connection";
+import { Message, reply } from "./protocol/message";
+import type { Boot } from "./boot";
+import { log } from "./boot";
 import { OutputRouter } from "./execution/output";
 import { ExecutionEngine } from "./execution/engine";
 import { cellPosition, formatError } from "./execution/traceback";
 import { typescript } from "./execution/transpile";
 import { History, historyFile } from "./history";
-import { kernelInfo } from "./info";
 import { makeHandlers } from "./handlers";
 import { makeDisplayApi } from "./display";
 import { installStdin } from "./stdin";
@@ -23,21 +20,12 @@ import { MagicRegistry } from "../magics/registry";
 import { registerBuiltinMagics } from "../magics";
 import { deviceUsage, loadRuntime } from "./runtime";
 
-export function log(text: string): void {
-  try { writeSync(2, `[tsgpu] ${text}\n`); } catch { /* stderr closed */ }
-}
+export { log };
 
-export async function startKernel(connectionFile: string): Promise<void> {
-  const info = readConnectionFile(connectionFile);
-  const origin: Origin = { session: uuid4(), username: "kernel" };
-  const staticInfo = kernelInfo();
+/** Loads the execution side of a kernel whose transport `boot()` started, and starts serving requests. */
+export async function startKernel(b: Boot): Promise<void> {
+  const { origin, staticInfo, transport } = b;
   let engine!: ExecutionEngine;
-  const transport = new Transport({
-    request: (channel, msg, receivedAt) => dispatcher.receive(channel, msg, receivedAt),
-    stdin: (msg) => stdin.onReply(msg),
-    interrupt: () => engine.interrupt(),
-    log,
-  });
   const publish = (parent: Message, type: string, content: Record<string, unknown>, metadata: Record<string, unknown> = {}) =>
     transport.send("iopub", reply(parent, type, content, origin, metadata));
   const router = new OutputRouter(publish);
@@ -89,7 +77,6 @@ export async function startKernel(connectionFile: string): Promise<void> {
   }), log, () => transport.deviceUsage(deviceUsage()));
 
   router.captureProcessStreams();
-  process.on("SIGINT", () => engine.interrupt());
   const reportAsync = (kind: string) => (err: unknown) => {
     const scope = router.scope();
     if (!scope) { log(`${kind} outside any cell: ${(err as Error)?.stack ?? err}`); return; }
@@ -98,7 +85,13 @@ export async function startKernel(connectionFile: string): Promise<void> {
   process.on("unhandledRejection", reportAsync("unhandled rejection"));
   process.on("uncaughtException", reportAsync("uncaught exception"));
 
-  await transport.start(info, { ...staticInfo, session: origin.session });
+  b.events.request = (channel, msg, receivedAt) => dispatcher.receive(channel, msg, receivedAt);
+  b.events.stdin = (msg) => stdin.onReply(msg);
+  b.events.interrupt = () => engine.interrupt();
+  await b.started;
+  transport.serving();
+  // SIGINT (from a terminal, or a manager using interrupt_mode "signal") interrupts like interrupt_request.
+  transport.watchSigint();
   // Load the compiler once the kernel has answered its first requests.
   setTimeout(() => { try { typescript(); } catch (e) { log(`cannot load TypeScript: ${e}`); } }, 50).unref();
 }

@@ -2,7 +2,7 @@
  * Jupyter message shapes (messaging protocol 5.3+) and the helpers that build
  * replies. Pure data: no sockets, no user code.
  */
-import { v4 as uuid4 } from "uuid";
+import { randomUUID } from "crypto";
 
 export const PROTOCOL_VERSION = "5.4";
 
@@ -36,7 +36,7 @@ export interface Origin {
 
 export function newHeader(msgType: string, origin: Origin): Header {
   return {
-    msg_id: uuid4(),
+    msg_id: randomUUID(),
     msg_type: msgType,
     session: origin.session,
     username: origin.username,

@@ -25,6 +25,8 @@ export type ToMain =
 export type ToWorker =
   | { kind: "send"; channel: Channel; msg: Message }
   | { kind: "shutdown-handled" }
+  /** The main thread is ready: requests held since start go to it now. */
+  | { kind: "serving" }
   | { kind: "device-usage"; devices: Record<string, unknown> }
   | { kind: "close" };
 

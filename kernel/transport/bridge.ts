@@ -54,6 +54,25 @@ export class Transport {
 
   shutdownHandled(): void { this.post({ kind: "shutdown-handled" }); }
 
+  /** Says the main thread handles requests now; until then the worker holds them (and answers kernel_info itself). */
+  serving(): void { this.post({ kind: "serving" }); }
+
+  /**
+   * Starts the SIGINT watcher thread (see sigint.ts): from then on SIGINT
+   * sets the interrupt flag and calls `events.interrupt`. Removes the main
+   * thread's own SIGINT listeners, which would take the signal from it.
+   */
+  watchSigint(): void {
+    process.removeAllListeners("SIGINT");
+    const w = new Worker(join(__dirname, "sigint.js"), {
+      workerData: { interruptFlag: this.interruptFlag.buffer, park: new SharedArrayBuffer(4) },
+      stdout: false, stderr: false,
+    });
+    w.unref();
+    w.on("message", (m) => { if (m === "sigint") this.events.interrupt(); });
+    w.on("error", (e) => this.events.log(`SIGINT watcher stopped: ${e?.stack ?? e}`));
+  }
+
   /** Flushes pending sends, closes the sockets, and resolves when the worker has ended. */
   close(): Promise<void> {
     const w = this.worker;

@@ -36,7 +36,8 @@ function log(text: string): void { toMain({ kind: "log", text }); }
 const shell = new zmq.Router();
 const control = new zmq.Router();
 const stdin = new zmq.Router();
-const iopub = new zmq.Publisher();
+// XPUB: a publisher that also hears subscriptions, so the kernel knows when a client listens.
+const iopub = new zmq.XPublisher();
 const hb = new zmq.Reply();
 
 const onSendError = (e: Error) => log(`send failed: ${e.message}`);
@@ -87,11 +88,55 @@ async function serveHeartbeat(): Promise<void> {
   for await (const frames of hb) await hb.send(frames);
 }
 
+/**
+ * Until the main thread has loaded (see "serving"), requests wait here; a
+ * kernel_info_request with nothing ahead of it is answered by this thread,
+ * so that a client sees the kernel ready as soon as its sockets are bound.
+ */
+let mainServing = false;
+const early: ToMain[] = [];
+
+function toDispatcher(channel: "shell" | "control", msg: Message): void {
+  const m: ToMain = { kind: "request", channel, msg, receivedAt: monotonicMs() };
+  if (mainServing) toMain(m); else early.push(m);
+}
+
 async function serveShell(): Promise<void> {
   for await (const frames of shell) {
     const msg = decodeOrLog(frames, "shell");
-    if (msg) toMain({ kind: "request", channel: "shell", msg, receivedAt: monotonicMs() });
+    if (!msg) continue;
+    if (!mainServing && msg.header.msg_type === "kernel_info_request" && !early.some((m) => m.kind === "request" && m.channel === "shell")) {
+      void answerEarlyKernelInfo(msg);
+      continue;
+    }
+    toDispatcher("shell", msg);
   }
+}
+
+/** How long a boot-time kernel_info reply waits for an iopub subscriber (whose busy/idle clients wait for). */
+const kSubscriberWaitMs = 250;
+let subscribed = false;
+const subscriberWaiters: (() => void)[] = [];
+
+async function serveSubscriptions(): Promise<void> {
+  for await (const [frame] of iopub) {
+    if (frame.length && frame[0] === 1 && !subscribed) {
+      subscribed = true;
+      for (const w of subscriberWaiters.splice(0)) w();
+    }
+  }
+}
+
+async function answerEarlyKernelInfo(msg: Message): Promise<void> {
+  if (!subscribed) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, kSubscriberWaitMs);
+      subscriberWaiters.push(() => { clearTimeout(timer); resolve(); });
+    });
+  }
+  send("iopub", reply(msg, "status", { execution_state: "busy" }, origin));
+  send("shell", reply(msg, "kernel_info_reply", kernelInfoContent, origin));
+  send("iopub", reply(msg, "status", { execution_state: "idle" }, origin));
 }
 
 async function serveStdin(): Promise<void> {
@@ -140,7 +185,7 @@ async function serveControl(): Promise<void> {
     if (type === "shutdown_request") {
       // The main thread releases native resources and exits; if it is stuck
       // in user code, answer here and end the process after a grace period.
-      toMain({ kind: "request", channel: "control", msg, receivedAt: monotonicMs() });
+      toDispatcher("control", msg);
       shutdownTimer = setTimeout(() => {
         answerOnControl(msg, { status: "ok", restart: Boolean(msg.content.restart) });
         // Sends resolve when zeromq has queued the frames; its I/O thread still has to write them.
@@ -150,13 +195,14 @@ async function serveControl(): Promise<void> {
       }, kShutdownGraceMs);
       continue;
     }
-    toMain({ kind: "request", channel: "control", msg, receivedAt: monotonicMs() });
+    toDispatcher("control", msg);
   }
 }
 
 port.on("message", (m: ToWorker) => {
   if (m.kind === "send") send(m.channel as keyof typeof outboxes, revive(m.msg));
   else if (m.kind === "device-usage") devices = m.devices;
+  else if (m.kind === "serving") { mainServing = true; for (const r of early.splice(0)) toMain(r); }
   else if (m.kind === "shutdown-handled") { if (shutdownTimer) clearTimeout(shutdownTimer); }
   else if (m.kind === "close") {
     Promise.all(Object.values(outboxes).map((o) => o.drain())).finally(() => {
@@ -168,7 +214,7 @@ port.on("message", (m: ToWorker) => {
 
 bindAll().then((ports) => {
   toMain({ kind: "ready", ports });
-  for (const serve of [serveHeartbeat, serveShell, serveStdin, serveControl]) {
+  for (const serve of [serveHeartbeat, serveShell, serveStdin, serveControl, serveSubscriptions]) {
     serve().catch((e) => { if (!String(e?.message).includes("closed")) log(`${serve.name} stopped: ${e?.stack ?? e}`); });
   }
 }).catch((e) => {

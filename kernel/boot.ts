@@ -1,0 +1,55 @@
+/**
+ * The first thing a kernel process does: read the connection file and start
+ * the socket worker, before the main thread loads the execution engine
+ * (swc, acorn, the magics…). The worker loads zeromq and binds the sockets
+ * in parallel with that, holds requests until the main thread says it is
+ * serving, and answers the first kernel_info_request itself: a client sees
+ * the kernel ready as soon as its sockets are bound.
+ *
+ * Only light modules here; this file decides how fast a kernel starts.
+ */
+import { randomUUID } from "crypto";
+import { writeSync } from "fs";
+import { Transport, TransportEvents } from "./transport/bridge";
+import { ConnectionInfo, readConnectionFile } from "./protocol/connection";
+import type { Origin } from "./protocol/message";
+import { kernelInfo } from "./info";
+
+/** Writes a line to the kernel's stderr (the Jupyter server's log). */
+export function log(text: string): void {
+  try { writeSync(2, `[tsgpu] ${text}\n`); } catch { /* stderr closed */ }
+}
+
+export interface Boot {
+  info: ConnectionInfo;
+  origin: Origin;
+  /** kernel_info_reply content. */
+  staticInfo: Record<string, unknown>;
+  transport: Transport;
+  /** Resolves once every socket is bound. */
+  started: Promise<void>;
+  /** Where transport events go; the kernel fills it in before it calls `transport.serving()`. */
+  events: TransportEvents;
+}
+
+export function boot(connectionFile: string): Boot {
+  const info = readConnectionFile(connectionFile);
+  const origin: Origin = { session: randomUUID(), username: "kernel" };
+  const staticInfo = kernelInfo();
+  const events: TransportEvents = {
+    request: (channel, msg) => log(`a ${channel} ${msg.header.msg_type} arrived before the kernel was serving; ignored`),
+    stdin: () => undefined,
+    interrupt: () => undefined,
+    log,
+  };
+  // The events object is read at each call, so the kernel can replace its methods later.
+  const transport = new Transport({
+    request: (channel, msg, receivedAt) => events.request(channel, msg, receivedAt),
+    stdin: (msg) => events.stdin(msg),
+    interrupt: () => events.interrupt(),
+    log: (text) => events.log(text),
+  });
+  const started = transport.start(info, { ...staticInfo, session: origin.session });
+  started.catch(() => undefined);
+  return { info, origin, staticInfo, transport, started, events };
+}
