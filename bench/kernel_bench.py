@@ -1,0 +1,177 @@
+"""Kernel start time and execute round trip, for several kernelspecs side by
+side, through the same jupyter_client calls a notebook server makes.
+
+usage: /usr/bin/python3 bench/kernel_bench.py --kernels tsgpu,python3,deno,tslab
+                            [--starts 5] [--cells 510] [--out bench/results/kernel.json]
+                            [--code 1+1] [--md bench/results/kernel.md]
+
+For each kernelspec:
+  start_s        median over --starts runs of start_new_kernel(): launch the
+                 process until the first kernel_info_reply with iopub connected
+                 (jupyter_client's wait_for_ready);
+  rtt_ms         median of execute_request -> idle for CODE over cells 11..210
+                 (execute_interactive, store_history=True);
+  cell10_ms /    medians of the cells around the 10th (5..15) and the 500th
+  cell500_ms     (495..505) of one session, and their ratio (cost growth).
+A kernelspec that is missing or fails is reported with its error, not a number.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+from jupyter_client.manager import start_new_kernel
+
+
+def median_window(values, center, half=5):
+    """Median of values[center-half .. center+half] (1-based cell numbers)."""
+    window = values[max(0, center - 1 - half):center + half]
+    return statistics.median(window) if window else None
+
+
+def measure(name, starts, cells, code):
+    start_times = []
+    km = kc = None
+    for i in range(starts):
+        t0 = time.perf_counter()
+        km, kc = start_new_kernel(kernel_name=name, startup_timeout=60)
+        start_times.append(time.perf_counter() - t0)
+        if i < starts - 1:
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)
+    rtts = []
+    try:
+        for i in range(cells):
+            t0 = time.perf_counter()
+            try:
+                reply = kc.execute_interactive(code, timeout=30, output_hook=lambda m: None)
+            except Exception as e:
+                raise RuntimeError(f"cell {i + 1}: {type(e).__name__}: {e}") from e
+            rtts.append(time.perf_counter() - t0)
+            if reply["content"]["status"] != "ok":
+                raise RuntimeError(f"{code!r} answered {reply['content'].get('status')}: {reply['content'].get('evalue')}")
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    ms = [r * 1e3 for r in rtts]
+    steady = ms[10:210]
+    c10 = median_window(ms, 10)
+    c500 = median_window(ms, 500) if cells >= 505 else None
+    return {
+        "start_s": round(statistics.median(start_times), 3),
+        "start_runs_s": [round(s, 3) for s in start_times],
+        "rtt_ms": round(statistics.median(steady), 3),
+        "rtt_p90_ms": round(sorted(steady)[int(0.9 * len(steady))], 3),
+        "cell10_ms": round(c10, 3),
+        "cell500_ms": round(c500, 3) if c500 is not None else None,
+        "growth_500_vs_10": round(c500 / c10, 2) if c500 is not None else None,
+    }
+
+
+def describe_spec(name):
+    spec = KernelSpecManager().get_kernel_spec(name)
+    return {"display_name": spec.display_name, "argv": spec.argv}
+
+
+def version_of(argv):
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=20)
+        return (out.stdout or out.stderr).strip().splitlines()[0]
+    except Exception as e:  # the peer's version is informative only
+        return f"unknown ({e})"
+
+
+def machine():
+    cpu = platform.processor()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "os": platform.platform(), "python": platform.python_version()}
+
+
+def markdown(results):
+    lines = [
+        f"Kernel latency, {results['date']} on {results['machine']['cpu']} ({results['machine']['cores']} cores), "
+        f"jupyter_client {results['jupyter_client']}, code `{results['code']}`.",
+        "",
+        "| kernel | start → kernel_info (s, median of %d) | `%s` RTT (ms, median of 200) | p90 (ms) | cell 10 (ms) | cell 500 (ms) | 500 / 10 |"
+        % (results["starts"], results["code"]),
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for name, r in results["kernels"].items():
+        if "error" in r:
+            lines.append(f"| {name} | not measured: {r['error']} | | | | | |")
+            continue
+        lines.append(f"| {name} | {r['start_s']:.3f} | {r['rtt_ms']:.2f} | {r['rtt_p90_ms']:.2f} | {r['cell10_ms']:.2f} | "
+                     f"{r['cell500_ms']:.2f} | {r['growth_500_vs_10']:.2f} |")
+    lines += ["", "Goals: start ≤ 0.4 s, RTT ≤ 1.5 ms, cell 500 ≤ 1.2 × cell 10.", ""]
+    return "\n".join(lines)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--kernels", default="tsgpu,python3,deno,tslab")
+    p.add_argument("--starts", type=int, default=5)
+    p.add_argument("--cells", type=int, default=510)
+    p.add_argument("--code", default="1+1")
+    p.add_argument("--out", default=None)
+    p.add_argument("--md", default=None)
+    p.add_argument("--versions", default="{}", help="JSON: kernel name -> version command argv")
+    p.add_argument("--unavailable", default="{}", help="JSON: kernel name -> why it could not be installed")
+    a = p.parse_args()
+    if a.starts < 3 or a.cells < 210:
+        p.error("expected --starts >= 3 and --cells >= 210")
+    versions = json.loads(a.versions)
+    unavailable = json.loads(a.unavailable)
+    import jupyter_client
+    results = {
+        "date": datetime.date.today().isoformat(),
+        "machine": machine(),
+        "jupyter_client": jupyter_client.__version__,
+        "code": a.code,
+        "starts": a.starts,
+        "cells": a.cells,
+        "kernels": {},
+    }
+    for name in [k for k in a.kernels.split(",") if k]:
+        if name in unavailable:
+            results["kernels"][name] = {"error": unavailable[name]}
+            continue
+        print(f"measuring {name} ...", file=sys.stderr, flush=True)
+        try:
+            entry = describe_spec(name)
+        except NoSuchKernel:
+            results["kernels"][name] = {"error": "no kernelspec installed"}
+            continue
+        if name in versions:
+            entry["version"] = version_of(versions[name])
+        try:
+            entry.update(measure(name, a.starts, a.cells, a.code))
+        except Exception as e:
+            entry["error"] = f"{type(e).__name__}: {e}".splitlines()[0][:200]
+        results["kernels"][name] = entry
+        print(f"  {json.dumps({k: v for k, v in entry.items() if k != 'argv'})}", file=sys.stderr, flush=True)
+    text = json.dumps(results, indent=2)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text + "\n")
+    if a.md:
+        with open(a.md, "w") as f:
+            f.write(markdown(results))
+    print(markdown(results))
+
+
+if __name__ == "__main__":
+    main()
