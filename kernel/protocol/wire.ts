@@ -55,6 +55,14 @@ export function encode(msg: Message, signer: Signer): Buffer[] {
   return [...msg.idents, DELIMITER, Buffer.from(signer.sign(parts)), ...parts, ...msg.buffers];
 }
 
+/** Signs frames made by `encode` with an unsigned Signer (the signature frame is replaced in place). */
+export function signFrames(frames: Buffer[], signer: Signer): Buffer[] {
+  const at = frames.findIndex((f) => f.length === DELIMITER.length && f.equals(DELIMITER));
+  if (at < 0 || frames.length < at + 6) throw new WireError("cannot sign: frames are not a message");
+  frames[at + 1] = Buffer.from(signer.sign(frames.slice(at + 2, at + 6)));
+  return frames;
+}
+
 /** Frames → message. Throws WireError when the frames are malformed or the signature is wrong. */
 export function decode(frames: Buffer[], signer: Signer): Message {
   const at = frames.findIndex((f) => f.length === DELIMITER.length && f.equals(DELIMITER));

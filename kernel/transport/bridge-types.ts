@@ -11,6 +11,8 @@ export interface WorkerInit {
   interruptFlag: SharedArrayBuffer;
   /** Holds stdin replies for a cell that waits synchronously (`prompt()`): see StdinMailbox. */
   stdinBox: SharedArrayBuffer;
+  /** The SharedRing (ring.ts) that carries outgoing messages from the main thread. */
+  outRing: SharedArrayBuffer;
   /** Static kernel_info content, so the worker can answer on control without the main thread. */
   kernelInfo: Record<string, unknown>;
 }

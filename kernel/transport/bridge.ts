@@ -6,6 +6,8 @@ import { Worker } from "worker_threads";
 import { join } from "path";
 import type { Channel, Message } from "../protocol/message";
 import type { ConnectionInfo } from "../protocol/connection";
+import { encode, Signer } from "../protocol/wire";
+import { packFrames, SharedRing } from "./ring";
 import {
   STDIN_CAPACITY_BYTES, STDIN_EMPTY, STDIN_FULL, STDIN_HEADER_BYTES, ToMain, ToWorker,
 } from "./bridge-types";
@@ -17,17 +19,23 @@ export interface TransportEvents {
   log(text: string): void;
 }
 
+/** Size of the outgoing ring: messages up to half of it travel through it. */
+const kRingBytes = 8 << 20;
+const unsigned = new Signer("");
+
 export class Transport {
   readonly interruptFlag = new Int32Array(new SharedArrayBuffer(4));
   private readonly stdinBox = new SharedArrayBuffer(STDIN_HEADER_BYTES + STDIN_CAPACITY_BYTES);
   private worker?: Worker;
+  /** Outgoing messages, serialized here and signed and sent by the worker. */
+  private readonly ring = new SharedRing(kRingBytes);
 
   constructor(private readonly events: TransportEvents) {}
 
   /** Starts the worker and resolves once every socket is bound. */
   start(info: ConnectionInfo, kernelInfo: Record<string, unknown>): Promise<void> {
     const worker = new Worker(join(__dirname, "worker.js"), {
-      workerData: { info, interruptFlag: this.interruptFlag.buffer, stdinBox: this.stdinBox, kernelInfo },
+      workerData: { info, interruptFlag: this.interruptFlag.buffer, stdinBox: this.stdinBox, kernelInfo, outRing: this.ring.buffer },
       stdout: false, stderr: false,
     });
     this.worker = worker;
@@ -45,7 +53,12 @@ export class Transport {
     });
   }
 
+  /** Queues a message for the wire; the worker signs and sends it, even while this thread stays busy. */
   send(channel: Channel, msg: Message): void {
+    const parts = packFrames(channel, encode(msg, unsigned));
+    if (parts.reduce((n, p) => n + p.length, 0) <= this.ring.maxRecord) { this.ring.write(parts); return; }
+    // Too large for the ring: once the worker has caught up, hand it over by message (order is kept).
+    this.ring.waitEmpty();
     this.post({ kind: "send", channel, msg });
   }
 

@@ -5,7 +5,8 @@
  */
 import { parentPort, workerData } from "worker_threads";
 import * as zmq from "zeromq";
-import { decode, encode, Signer, WireError } from "../protocol/wire";
+import { decode, encode, signFrames, Signer, WireError } from "../protocol/wire";
+import { SharedRing, unpackFrames } from "./ring";
 import { Message, Origin, reply, replyType } from "../protocol/message";
 import { endpoint } from "../protocol/connection";
 import { Outbox } from "./outbox";
@@ -50,6 +51,24 @@ const outboxes = {
 
 function send(channel: keyof typeof outboxes, msg: Message): void {
   outboxes[channel].push(encode(msg, signer));
+}
+
+const outRing = new SharedRing(init.outRing);
+
+/** Signs and sends what the main thread put in the ring. */
+function drainRing(): void {
+  for (const record of outRing.drain()) {
+    const { channel, frames } = unpackFrames(record);
+    outboxes[channel].push(signFrames(frames, signer));
+  }
+}
+
+async function serveRing(): Promise<void> {
+  let seen = 0;
+  for (;;) {
+    seen = await outRing.waitForWrites(seen);
+    drainRing();
+  }
 }
 
 /** Buffers lose their class crossing threads; give them back. */
@@ -200,11 +219,12 @@ async function serveControl(): Promise<void> {
 }
 
 port.on("message", (m: ToWorker) => {
-  if (m.kind === "send") send(m.channel as keyof typeof outboxes, revive(m.msg));
+  if (m.kind === "send") { drainRing(); send(m.channel as keyof typeof outboxes, revive(m.msg)); }
   else if (m.kind === "device-usage") devices = m.devices;
   else if (m.kind === "serving") { mainServing = true; for (const r of early.splice(0)) toMain(r); }
   else if (m.kind === "shutdown-handled") { if (shutdownTimer) clearTimeout(shutdownTimer); }
   else if (m.kind === "close") {
+    drainRing();
     Promise.all(Object.values(outboxes).map((o) => o.drain())).finally(() => {
       for (const s of [shell, control, stdin, iopub, hb]) s.close();
       port.close();
@@ -214,7 +234,7 @@ port.on("message", (m: ToWorker) => {
 
 bindAll().then((ports) => {
   toMain({ kind: "ready", ports });
-  for (const serve of [serveHeartbeat, serveShell, serveStdin, serveControl, serveSubscriptions]) {
+  for (const serve of [serveHeartbeat, serveShell, serveStdin, serveControl, serveSubscriptions, serveRing]) {
     serve().catch((e) => { if (!String(e?.message).includes("closed")) log(`${serve.name} stopped: ${e?.stack ?? e}`); });
   }
 }).catch((e) => {
