@@ -42,6 +42,15 @@ describe("kernel protocol", () => {
     expect(streams.length).toBeLessThan(5);
   });
 
+  test("output printed before a long synchronous loop reaches the client while the loop runs", async () => {
+    const running = k.execute('console.log("started");\nconst until = Date.now() + 1500;\nwhile (Date.now() < until) {}\n"finished"');
+    await sleep(800);
+    const started = k.iopubLog.filter((m) => m.header.msg_type === "stream" && m.content.text.includes("started"));
+    expect(started).toHaveLength(1);
+    const { reply } = await running;
+    expect((started[0].parent_header as any).msg_id).toBe(reply.parent_header.msg_id);
+  });
+
   test("a const may be declared again by a later cell; state persists", async () => {
     await k.execute("const n = 1;");
     const { reply, outputs } = await k.execute("const n = n0();\nfunction n0() { return 41; }\nn + 1");
