@@ -221,7 +221,10 @@ bool CachingAllocator::growExpandable(AllocParams& p) {
 
 bool CachingAllocator::shouldSplit(const Block* block, size_t size) const {
   size_t remaining = block->size - size;
-  if (block->pool->isSmall) return remaining >= kMinBlockSize;
+  // As in PyTorch: an expandable segment splits off any remainder of at least
+  // kMinBlockSize, so blocks keep their 512-byte rounding (a 4,000,000-byte
+  // request holds 4,000,256 bytes, not the two 2 MiB granules mapped for it).
+  if (block->pool->isSmall || block->expandable) return remaining >= kMinBlockSize;
   return size < settings_.maxSplitSizeBytes && remaining > kSmallSize;
 }
 

@@ -49,8 +49,9 @@
 //      setting                           peak reserved   ratio   device calls
 //      PyTorch (and both settings off)   3.636 GB        1.169   103 mallocs
 //      reclaim_idle_segments (below)     3.200 GB        1.028   108 + 34 frees
-//      expandable_segments               3.152 GB        1.011   137 maps
-//    so expandable segments hold the least. Their price is on first touch
+//      expandable_segments               3.125 GB        1.011   140 maps
+//    (policy replay; blocks of an expandable segment split at 512 bytes as
+//    in PyTorch) so expandable segments hold the least. Their price is on first touch
 //    only: mapping costs a cuMemCreate per granule (21 us per allocation on
 //    average over the trace, against 3.9 us), while the cached path is the
 //    same (about 0.5 us from JavaScript). Where mapping is not available

@@ -365,10 +365,12 @@ TEST(expandable_segment_grows_in_place_and_releases_its_tail) {
   CHECK_EQ(s.reserved_bytes[kAggregate].current, static_cast<int64_t>(34 * MiB));  // 30 + 3 rounded up to 4
   CHECK_EQ(backend.used(), 34 * MiB);
   a.free(x);
-  // y took the whole 4 MiB granule pair (a 1 MiB rest is not split off in
-  // the large pool); x's 30 MiB are free but too small, so z is mapped after y.
+  // As in PyTorch, an expandable segment splits any rest of 512 bytes or
+  // more: y holds 3 MiB and the 1 MiB after it stays free. x's 30 MiB are
+  // free but too small, so z starts in that 1 MiB and the segment grows.
+  CHECK_EQ(y->size, 3 * MiB);
   Block* z = a.malloc(40 * MiB);
-  CHECK_EQ(addr(z->ptr), addr(y->ptr) + 4 * MiB);
+  CHECK_EQ(addr(z->ptr), addr(y->ptr) + 3 * MiB);
   CHECK_EQ(a.stats().reserved_bytes[kAggregate].current, static_cast<int64_t>(74 * MiB));
   a.free(z);
   EmptyCacheReport r = a.emptyCache();  // the tail past y goes back; x's hole stays mapped below y
