@@ -4,7 +4,7 @@ import type { ExecutionEngine } from "./execution/engine";
 import type { History } from "./history";
 import type { CommRegistry } from "./comms";
 import { mimeBundle, plainText } from "./display";
-import { complete, describe, isComplete, nameAt } from "./execution/language";
+import { completeWithTypes, describe, inspectWithTypes, isComplete } from "./execution/language";
 import { errorMessage, errorName } from "./execution/traceback";
 
 export interface HandlerDeps {
@@ -61,19 +61,13 @@ async function execute(d: HandlerDeps, ctx: RequestContext): Promise<Record<stri
   return { status: "ok", execution_count: outcome.executionCount, user_expressions: userExpressions, payload: [] };
 }
 
-function inspectRequest(ctx: RequestContext): Record<string, unknown> {
-  const c = ctx.msg.content;
-  const text = describe(nameAt(String(c.code ?? ""), Number(c.cursor_pos ?? 0)));
-  return { status: "ok", found: text !== null, data: text === null ? {} : { "text/plain": text }, metadata: {} };
-}
-
 export function makeHandlers(d: HandlerDeps): Record<string, Handler> {
   return {
     kernel_info_request: () => d.kernelInfo(),
     execute_request: (ctx) => execute(d, ctx),
     is_complete_request: (ctx) => isComplete(String(ctx.msg.content.code ?? "")),
-    complete_request: (ctx) => complete(String(ctx.msg.content.code ?? ""), Number(ctx.msg.content.cursor_pos ?? 0), d.engine.userNames),
-    inspect_request: (ctx) => inspectRequest(ctx),
+    complete_request: (ctx) => completeWithTypes(d.engine.checker, String(ctx.msg.content.code ?? ""), Number(ctx.msg.content.cursor_pos ?? 0), d.engine.userNames),
+    inspect_request: (ctx) => inspectWithTypes(d.engine.checker, String(ctx.msg.content.code ?? ""), Number(ctx.msg.content.cursor_pos ?? 0)),
     history_request: (ctx) => ({ status: "ok", history: d.history.query(ctx.msg.content) }),
     comm_info_request: (ctx) => {
       const target = ctx.msg.content.target_name;

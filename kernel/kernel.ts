@@ -38,9 +38,10 @@ export async function startKernel(b: Boot): Promise<void> {
         names: () => [...engine.userNames],
         reset: () => engine.resetNamespace(),
       },
+      typecheck: { mode: () => engine.checker.mode, setMode: (m) => { engine.checker.mode = m; }, unavailable: () => engine.checker.unavailable },
     }),
     runtime: loadRuntime,
-  });
+  }, log);
   registerBuiltinMagics(magics);
   // Memory history names the cell and line that allocated (the runtime reads this when it records stacks).
   (globalThis as any)[Symbol.for("tsgpu.frameMapper")] = (file: string, line: number, col: number) => { const rec = engine.cells.get(file); const p = rec && cellPosition(rec, line, col); return rec && p ? { label: `Cell In[${rec.executionCount}]`, line: p.line } : null; };

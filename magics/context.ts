@@ -37,6 +37,13 @@ export interface MagicContext {
     /** Drops every user variable and the output history; returns the names dropped. */
     reset(): string[];
   };
+  /** How cells are type checked (absent where the kernel has no checker). */
+  typecheck?: {
+    mode(): "on" | "strict" | "off";
+    setMode(mode: "on" | "strict" | "off"): void;
+    /** Why checking cannot run, or undefined when it can. */
+    unavailable(): string | undefined;
+  };
 }
 
 export interface Magic {

@@ -3,6 +3,7 @@ import { MagicRegistry } from "./registry";
 import { memoryMagic } from "./memory";
 import { resetMagic } from "./reset";
 import { emptyCacheMagic } from "./empty_cache";
+import { typecheckMagic } from "./typecheck";
 import type { Magic } from "./context";
 
 export function registerBuiltinMagics(registry: MagicRegistry): void {
@@ -14,5 +15,5 @@ export function registerBuiltinMagics(registry: MagicRegistry): void {
       ctx.output.display({ "text/plain": lines.join("\n"), "application/json": { magics: registry.names() } });
     },
   };
-  for (const m of [memoryMagic, resetMagic, emptyCacheMagic, lsmagic]) registry.register(m);
+  for (const m of [memoryMagic, resetMagic, emptyCacheMagic, typecheckMagic, lsmagic]) registry.register(m);
 }

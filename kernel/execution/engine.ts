@@ -10,6 +10,12 @@ import { CellRecord, ErrorContent, formatError, syntaxErrorContent } from "./tra
 import { CellScope, OutputRouter } from "./output";
 import { InterruptError, isVmSigint } from "./interrupt";
 import { defaultOf, ModuleLoader } from "./modules";
+import { PendingCheck, TypeChecker } from "./checker";
+import { strictErrorContent, warningText } from "./diagnostics";
+import type { CellDiagnostic } from "./cell_language";
+
+/** How long a finished cell waits for its type warnings before replying without them (they follow later). */
+const kWarningWaitMs = 5000;
 
 export type Outcome =
   | { status: "ok"; executionCount: number; hasResult: boolean; result: unknown }
@@ -46,11 +52,16 @@ export class ExecutionEngine {
   private cancel?: (e: Error) => void;
   private abort?: AbortController;
   readonly loader: ModuleLoader;
+  /** Type checking, completion and inspection (the checker thread). */
+  readonly checker: TypeChecker;
 
   constructor(private readonly router: OutputRouter, private readonly interruptFlag: Int32Array,
-              private readonly hooks: EngineHooks) {
+              private readonly hooks: EngineHooks, log: (text: string) => void = () => undefined) {
     this.loader = new ModuleLoader(hooks.runtime);
+    this.checker = new TypeChecker(log);
     this.installRuntimeGlobal();
+    // Start the checker thread once the kernel has answered its first requests.
+    setTimeout(() => this.checker.start(), 20).unref();
   }
 
   private installRuntimeGlobal(): void {
@@ -67,6 +78,13 @@ export class ExecutionEngine {
     };
     Object.defineProperty(globalThis, "__tsgpu", { value: runtime, enumerable: false, configurable: true, writable: true });
     Object.defineProperty(globalThis, "Out", { value: this.outputs, enumerable: false, configurable: true, writable: true });
+    // `require` in cells: packages from the notebook's folder first, then the kernel's; "tsgpu" is the runtime.
+    const cellRequire = Object.assign((spec: string) => this.loader.require(spec), {
+      resolve: (spec: string) => this.loader.resolvePath(spec),
+      cache: require.cache,
+      main: undefined,
+    });
+    Object.defineProperty(globalThis, "require", { value: cellRequire, enumerable: false, configurable: true, writable: true });
   }
 
   /** The scope of the running (or last) cell: signal, execution count. */
@@ -87,9 +105,10 @@ export class ExecutionEngine {
     this.cells.set(fileName, rec);
     const keepResult = !options.silent && !/;\s*$/.test(code.replace(/\/\/[^\n]*$/, "").trimEnd());
 
+    const source = rewriteMagics(code);
     let transpiled;
     try {
-      transpiled = transpileCell(rewriteMagics(code), fileName, keepResult);
+      transpiled = transpileCell(source, fileName, keepResult);
     } catch (e) {
       if (e instanceof CellSyntaxError) {
         return { status: "error", executionCount, interrupted: false, error: syntaxErrorContent(rec, e.message, e.line, e.column) };
@@ -97,11 +116,9 @@ export class ExecutionEngine {
       throw e;
     }
     rec.compiled = transpiled;
-    for (const n of transpiled.names) this.userNames.add(n);
+    const mode = this.checker.mode;
+    const check = this.checker.analyze(source);
 
-    const runtime = (globalThis as any).__tsgpu;
-    const cellState = { result: undefined as unknown };
-    runtime.cell = cellState;
     const abort = new AbortController();
     const scope: CellScope = { parent, executionCount, signal: abort.signal };
     this.abort = abort;
@@ -109,24 +126,57 @@ export class ExecutionEngine {
     Atomics.store(this.interruptFlag, 0, 0);
     const cancelled = new Promise<never>((_, reject) => { this.cancel = reject; });
     cancelled.catch(() => undefined);
+
+    let outcome: Outcome;
     try {
+      if (mode === "strict") {
+        const errors = (await Promise.race([check.diagnostics, cancelled])).filter((d) => d.category === "error");
+        if (errors.length) return { status: "error", executionCount, interrupted: false, error: strictErrorContent(errors, rec.lines, executionCount) };
+      }
+      for (const n of transpiled.names) this.userNames.add(n);
+      const runtime = (globalThis as any).__tsgpu;
+      const cellState = { result: undefined as unknown };
+      runtime.cell = cellState;
       const script = new Script(transpiled.script, { filename: fileName });
+      this.checker.commit(check.seq);
       const promise = this.router.scopes.run(scope, () => script.runInThisContext({ breakOnSigint: true }) as Promise<void>);
       await Promise.race([promise, cancelled]);
       const hasResult = keepResult && cellState.result !== undefined;
       if (hasResult && options.storeHistory) this.outputs[executionCount] = cellState.result;
-      return { status: "ok", executionCount, hasResult, result: cellState.result };
+      outcome = { status: "ok", executionCount, hasResult, result: cellState.result };
     } catch (e) {
       const interrupted = e instanceof InterruptError || isVmSigint(e);
       const err = isVmSigint(e) ? new InterruptError() : e;
       this.lastError = err;
-      return { status: "error", executionCount, interrupted, error: formatError(err, this.cells) };
+      outcome = { status: "error", executionCount, interrupted, error: formatError(err, this.cells) };
     } finally {
       this.cancel = undefined;
       this.abort = undefined;
       Atomics.store(this.interruptFlag, 0, 0);
       this.router.flush();
     }
+    if (mode === "on") await this.reportWarnings(check, rec, scope);
+    return outcome;
+  }
+
+  /**
+   * Writes a cell's type warnings to its stderr: before its reply when the
+   * checker answers in time (it ran beside the cell), else when it answers.
+   */
+  private async reportWarnings(check: PendingCheck, rec: CellRecord, scope: CellScope): Promise<void> {
+    const write = (diags: CellDiagnostic[] | null) => {
+      const text = diags ? warningText(diags, rec.lines, rec.executionCount) : "";
+      if (!text) return;
+      this.router.scopes.run(scope, () => this.router.write("stderr", text));
+      this.router.flush();
+    };
+    if (!this.checker.warm) { void check.diagnostics.then(write); return; }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), kWarningWaitMs); });
+    const diags = await Promise.race([check.diagnostics, late]);
+    clearTimeout(timer);
+    if (diags) write(diags);
+    else void check.diagnostics.then(write);
   }
 
   /** Evaluates an expression for user_expressions (no history, no output). */
@@ -152,6 +202,7 @@ export class ExecutionEngine {
       try { delete (globalThis as any)[name]; } catch { /* var bindings cannot be deleted */ }
     }
     this.userNames.clear();
+    this.checker.reset();
     for (const k of Object.keys(this.outputs)) delete this.outputs[Number(k)];
     this.lastError = undefined;
     return dropped;

@@ -120,3 +120,67 @@ export function describe(path: string[]): string | null {
   }
   return lines.join("\n");
 }
+
+/** How long completion and inspection wait for the type checker before answering from runtime values. */
+const kLanguageWaitMs = 3000;
+
+/** The subset of the type checker that completion and inspection use. */
+export interface TypeAware {
+  complete(code: string, offset: number, timeoutMs: number): Promise<import("./cell_language").CompletionResult | null>;
+  inspect(code: string, offset: number, timeoutMs: number): Promise<import("./cell_language").InspectionResult | null>;
+}
+
+/** Jupyter's completion type names (shown as icons) for TypeScript's element kinds. */
+function jupyterType(kind: string): string {
+  switch (kind) {
+    case "method": case "function": case "local function": case "construct": case "call": return "function";
+    case "class": case "local class": return "class";
+    case "interface": case "type": case "type parameter": case "enum": return "class";
+    case "module": case "external module name": return "module";
+    case "keyword": return "keyword";
+    case "property": case "getter": case "setter": case "enum member": return "property";
+    case "parameter": return "param";
+    default: return "instance";
+  }
+}
+
+/**
+ * complete_request: the TypeScript language service over all cells so far;
+ * runtime values when it has nothing to say. Positions are code points.
+ */
+export async function completeWithTypes(checker: TypeAware, code: string, cursorPos: number, userNames: Iterable<string>) {
+  const typed = await checker.complete(code, codePointToIndex(code, cursorPos), kLanguageWaitMs);
+  if (!typed) return complete(code, cursorPos, userNames);
+  const start = indexToCodePoint(code, typed.start);
+  const end = indexToCodePoint(code, typed.end);
+  return {
+    status: "ok",
+    matches: typed.matches.map((m) => m.name),
+    cursor_start: start,
+    cursor_end: end,
+    metadata: { _jupyter_types_experimental: typed.matches.map((m) => ({ start, end, text: m.name, type: jupyterType(m.kind) })) },
+  };
+}
+
+/** The signature as shown on hover, without the alias decoration of re-exported names. */
+function cleanSignature(sig: string): string {
+  return sig.replace(/^\(alias\) /, "").split("\n").filter((l) => !/^(export|import) [\w$]+$/.test(l.trim())).join("\n");
+}
+
+/**
+ * inspect_request: the signature and JSDoc of the symbol at the cursor
+ * (text/plain and text/markdown), else a description of the runtime value.
+ */
+export async function inspectWithTypes(checker: TypeAware, code: string, cursorPos: number) {
+  const info = await checker.inspect(code, codePointToIndex(code, cursorPos), kLanguageWaitMs);
+  if (info) {
+    const signature = cleanSignature(info.signature);
+    const tags = info.tags.map((t) => `@${t.name}${t.text ? " " + t.text : ""}`);
+    const plain = [signature, info.documentation, tags.join("\n")].filter(Boolean).join("\n\n");
+    const markdown = ["```typescript\n" + signature + "\n```", info.documentation,
+      info.tags.map((t) => `*@${t.name}*${t.text ? " — " + t.text : ""}`).join("  \n")].filter(Boolean).join("\n\n");
+    return { status: "ok", found: true, data: { "text/plain": plain, "text/markdown": markdown }, metadata: {} };
+  }
+  const text = describe(nameAt(code, cursorPos));
+  return { status: "ok", found: text !== null, data: text === null ? {} : { "text/plain": text }, metadata: {} };
+}

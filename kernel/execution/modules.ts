@@ -30,11 +30,17 @@ export class ModuleLoader {
     throw lastError;
   }
 
+  /** `require.resolve(spec)` as a cell would do it. */
+  resolvePath(spec: string): string {
+    if (spec.startsWith("node:") || builtinModules.includes(spec)) return spec;
+    return spec.startsWith(".") || spec.startsWith("/") ? join(process.cwd(), spec) : this.resolve(spec);
+  }
+
   /** `require(spec)` as a cell would do it. */
   require(spec: string): unknown {
     if (spec === "tsgpu") return this.runtime();
     if (spec.startsWith("node:") || builtinModules.includes(spec)) return require(spec);
-    return this.resolvers()[0](this.resolve(spec));
+    return this.resolvers()[0](this.resolvePath(spec));
   }
 
   /** `import(spec)`: the module namespace (CommonJS modules as `{ default, ...named }`). */

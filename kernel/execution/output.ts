@@ -31,6 +31,7 @@ export class OutputRouter {
   private pending: Pending[] = [];
   private lastFlush = Date.now();
   private scheduled = false;
+  private lastParent: Message | undefined;
 
   constructor(private readonly publishRaw: Publish) {}
 
@@ -42,10 +43,13 @@ export class OutputRouter {
     const scope = this.scope();
     if (!scope || !text) return;
     const last = this.pending[this.pending.length - 1];
+    // A request's first output goes out at once: the cell may block right after it (a long loop).
+    const leading = scope.parent !== this.lastParent;
+    this.lastParent = scope.parent;
     if (last && last.parent === scope.parent && last.name === name) last.text += text;
     else this.pending.push({ parent: scope.parent, name, text });
     const size = this.pending.reduce((n, p) => n + p.text.length, 0);
-    if (size >= kFlushChars || Date.now() - this.lastFlush >= kFlushIntervalMs) this.flush();
+    if (leading || size >= kFlushChars || Date.now() - this.lastFlush >= kFlushIntervalMs) this.flush();
     else if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => { this.scheduled = false; this.flush(); });
@@ -54,9 +58,9 @@ export class OutputRouter {
 
   /** Sends pending stream text now (before any other output of the cell, to keep the order). */
   flush(): void {
-    this.lastFlush = Date.now();
     const pending = this.pending;
     if (!pending.length) return;
+    this.lastFlush = Date.now();
     this.pending = [];
     for (const p of pending) this.publishRaw(p.parent, "stream", { name: p.name, text: p.text });
   }

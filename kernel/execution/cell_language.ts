@@ -1,0 +1,183 @@
+/**
+ * Type checking, completion and inspection of cells over the whole notebook
+ * so far: a CellProject (the compiler's view) plus a Prelude (what earlier
+ * cells declared). Runs in the checker worker thread; plain and synchronous,
+ * so tests can drive it directly. Offsets here are UTF-16 indices; the kernel
+ * converts Jupyter's code points at the edge.
+ */
+import type * as TS from "typescript";
+import { CellProject, ProjectSetup } from "./project";
+import { CellEntry, cellNames, declarationsFromDts, importAliases, Prelude } from "./prelude";
+
+export type DiagnosticCategory = "error" | "warning" | "suggestion" | "message";
+
+/** A diagnostic in cell coordinates (1-based line and column). */
+export interface CellDiagnostic {
+  line: number;
+  column: number;
+  /** Length in UTF-16 units on the cell text (at least 1). */
+  length: number;
+  code: number;
+  category: DiagnosticCategory;
+  message: string;
+}
+
+export interface CompletionResult {
+  matches: { name: string; kind: string }[];
+  /** UTF-16 range of the text the matches replace. */
+  start: number;
+  end: number;
+}
+
+export interface InspectionResult {
+  /** The symbol's signature or type, as TypeScript shows it on hover. */
+  signature: string;
+  /** The JSDoc text. */
+  documentation: string;
+  /** JSDoc tags (`@param x …`, `@returns …`, `@example …`). */
+  tags: { name: string; text: string }[];
+}
+
+/** Diagnostics that say nothing to a notebook user. */
+const IGNORED = new Set([
+  1375, // 'await' at top level needs module es2022 (we are)
+  1208, // a file that is not a module under isolatedModules
+]);
+
+export class CellLanguage {
+  readonly project: CellProject;
+  private readonly ts: typeof TS;
+  private readonly prelude = new Prelude();
+  private pending?: { seq: number; entry: () => CellEntry };
+
+  constructor(setup: ProjectSetup) {
+    this.project = new CellProject(setup);
+    this.ts = this.project.ts;
+    this.applyPrelude();
+  }
+
+  /** Builds the first program (parses the libraries): the slow part of starting. */
+  warmUp(): void {
+    this.project.setCell("export {};\n");
+    this.project.ls.getSemanticDiagnostics(this.project.cellFile);
+  }
+
+  /**
+   * Puts the cell in the project and returns its type diagnostics (when asked).
+   * What the cell declares is kept aside until commit(seq) says the cell ran.
+   */
+  analyze(code: string, seq: number, withDiagnostics: boolean): CellDiagnostic[] {
+    const ts = this.ts;
+    const parsed = ts.createSourceFile(this.project.cellFile, code, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+    const names = cellNames(ts, parsed);
+    if (names.imported.length || /\bimport\s*\(|\brequire\s*\(/.test(code)) this.project.forgetFileSystem();
+    const tail = names.exportable.length ? `\nexport { ${names.exportable.join(", ")} };\n` : "\nexport {};\n";
+    const sf = this.project.setCell(code + tail);
+    const out: CellDiagnostic[] = [];
+    if (withDiagnostics) {
+      const ls = this.project.ls;
+      const file = this.project.cellFile;
+      for (const d of [...ls.getSyntacticDiagnostics(file), ...ls.getSemanticDiagnostics(file)]) {
+        if (d.start === undefined || d.start >= code.length || IGNORED.has(d.code)) continue;
+        const { line, character } = sf.getLineAndCharacterOfPosition(d.start);
+        out.push({
+          line: line + 1, column: character + 1, length: Math.max(1, Math.min(d.length ?? 1, code.length - d.start)),
+          code: d.code, category: categoryName(ts, d.category), message: ts.flattenDiagnosticMessageText(d.messageText, "\n"),
+        });
+      }
+    }
+    this.pending = { seq, entry: () => this.entryOfCell(seq) };
+    return out;
+  }
+
+  /** The declarations of the cell last analyzed, from the compiler's declaration output. */
+  private entryOfCell(seq: number): CellEntry {
+    const ls = this.project.ls;
+    const emitted = ls.getEmitOutput(this.project.cellFile, true, true);
+    const dts = emitted.outputFiles.find((f) => f.name.endsWith(".d.ts"))?.text ?? "";
+    const program = ls.getProgram()!;
+    const sf = program.getSourceFile(this.project.cellFile)!;
+    const aliases = importAliases(this.ts, sf, program.getTypeChecker(), seq);
+    return { seq, imports: aliases.imports, declarations: [...aliases.declarations, ...declarationsFromDts(this.ts, dts)] };
+  }
+
+  /** Computes the pending cell's declarations now (while nothing else waits), so commit is quick. */
+  prepare(): void {
+    const p = this.pending;
+    if (!p) return;
+    const entry = p.entry();
+    this.pending = { seq: p.seq, entry: () => entry };
+  }
+
+  /** The cell analyzed as `seq` ran: its declarations join the prelude. */
+  commit(seq: number): void {
+    const p = this.pending;
+    if (!p || p.seq !== seq) return;
+    this.pending = undefined;
+    this.prelude.add(p.entry());
+    this.applyPrelude();
+  }
+
+  /** Forgets every earlier declaration (after %reset). */
+  reset(): void {
+    this.pending = undefined;
+    this.prelude.clear();
+    this.applyPrelude();
+  }
+
+  private applyPrelude(): void {
+    for (const c of this.prelude.takeChanged()) this.project.setChunk(c.index, c.text);
+  }
+
+  /** Completions at a UTF-16 offset of code; null when the compiler has none. */
+  complete(code: string, offset: number): CompletionResult | null {
+    const ts = this.ts;
+    this.project.setCell(code + "\nexport {};\n");
+    const info = this.project.ls.getCompletionsAtPosition(this.project.cellFile, offset, {
+      includeCompletionsWithInsertText: true, includeCompletionsWithSnippetText: false, includeCompletionsForModuleExports: false,
+    });
+    if (!info || !info.entries.length) return null;
+    const before = code.slice(0, offset);
+    const prefix = /[\p{ID_Continue}$\u200c\u200d]*$/u.exec(before)?.[0] ?? "";
+    // A prefix that starts with a digit is not a name (`1.`): complete nothing.
+    if (/^\d/.test(prefix)) return null;
+    let start = offset - prefix.length;
+    let end = offset;
+    while (end < code.length && /[\p{ID_Continue}$]/u.test(code[end])) end++;
+    const usable = info.entries.filter((e) => e.kind !== ts.ScriptElementKind.warning && !e.name.startsWith("__"));
+    let matches = usable.filter((e) => e.name.startsWith(prefix));
+    if (!matches.length) matches = usable.filter((e) => e.name.toLowerCase().startsWith(prefix.toLowerCase()));
+    if (!matches.length) return null;
+    matches.sort((a, b) => a.sortText.localeCompare(b.sortText) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    if (info.optionalReplacementSpan && info.optionalReplacementSpan.start === start) end = Math.max(end, offset);
+    if (start > offset) start = offset;
+    return { matches: matches.map((e) => ({ name: e.name, kind: e.kind })), start, end };
+  }
+
+  /** The signature and documentation of the symbol at (or just before) a UTF-16 offset. */
+  inspect(code: string, offset: number): InspectionResult | null {
+    const ts = this.ts;
+    this.project.setCell(code + "\nexport {};\n");
+    const ls = this.project.ls;
+    for (const at of [offset, offset - 1]) {
+      if (at < 0 || at > code.length) continue;
+      const q = ls.getQuickInfoAtPosition(this.project.cellFile, at);
+      if (!q || !q.displayParts?.length) continue;
+      return {
+        signature: ts.displayPartsToString(q.displayParts),
+        documentation: ts.displayPartsToString(q.documentation ?? []),
+        tags: (q.tags ?? []).map((t) => ({ name: t.name, text: ts.displayPartsToString(t.text ?? []) })),
+      };
+    }
+    return null;
+  }
+}
+
+function categoryName(ts: typeof TS, c: TS.DiagnosticCategory): DiagnosticCategory {
+  switch (c) {
+    case ts.DiagnosticCategory.Error: return "error";
+    case ts.DiagnosticCategory.Warning: return "warning";
+    case ts.DiagnosticCategory.Suggestion: return "suggestion";
+    default: return "message";
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * The main thread's side of type checking: starts the checker thread and
+ * talks to it. Cells are analyzed there while they run here; completion and
+ * inspection ask it too. When the thread is not (yet) there, everything here
+ * answers "nothing known" rather than waiting, so the kernel never depends
+ * on it.
+ */
+import { Worker } from "worker_threads";
+import { join } from "path";
+import type { CellDiagnostic, CompletionResult, InspectionResult } from "./cell_language";
+import type { CheckerReply, CheckerRequest } from "./checker_protocol";
+import { AMBIENT_DECLARATIONS } from "./ambient";
+
+/** `on`: diagnostics are warnings; `strict`: type errors stop the cell before it runs; `off`: no checking. */
+export type TypecheckMode = "on" | "off" | "strict";
+
+export const TYPECHECK_MODES: readonly TypecheckMode[] = ["on", "off", "strict"];
+
+/** The mode named by TSGPU_TYPECHECK, or "on". */
+export function initialMode(env: NodeJS.ProcessEnv = process.env): TypecheckMode {
+  const v = (env.TSGPU_TYPECHECK ?? "").trim().toLowerCase();
+  return (TYPECHECK_MODES as readonly string[]).includes(v) ? v as TypecheckMode : "on";
+}
+
+/** A cell handed to the checker: its diagnostics arrive later; commit once it ran. */
+export interface PendingCheck {
+  seq: number;
+  /** Resolves with the cell's diagnostics ([] when checking is off or unavailable). */
+  diagnostics: Promise<CellDiagnostic[]>;
+}
+
+interface Waiter { resolve(v: unknown): void }
+
+const kernelRoot = join(__dirname, "..", "..", "..");
+
+export class TypeChecker {
+  mode: TypecheckMode = initialMode();
+  private worker?: Worker;
+  private ready = false;
+  /** Why checking is unavailable, once it is known to be. */
+  unavailable?: string;
+  private nextId = 1;
+  private seq = 0;
+  private readonly waiters = new Map<number, Waiter>();
+  private readyWaiters: (() => void)[] = [];
+
+  constructor(private readonly log: (text: string) => void = () => undefined) {}
+
+  /** Starts the checker thread (it parses the libraries in the background). */
+  start(cwd = process.cwd()): void {
+    if (this.worker || this.unavailable) return;
+    let worker: Worker;
+    try {
+      worker = new Worker(join(__dirname, "checker_worker.js"), {
+        workerData: {
+          setup: { cwd, kernelRoot, runtimeTypes: join(kernelRoot, "dist", "native"), ambient: AMBIENT_DECLARATIONS },
+        },
+        stdout: true, stderr: true,
+        // A large young generation: each cell builds a new type checker, and scavenges dominate otherwise.
+        resourceLimits: { maxYoungGenerationSizeMb: 64 },
+      });
+    } catch (e) {
+      this.fail(`cannot start the checker thread: ${(e as Error).message}`);
+      return;
+    }
+    this.worker = worker;
+    worker.unref();
+    worker.on("message", (m: CheckerReply) => this.onReply(m));
+    worker.on("error", (e) => this.fail(`the checker thread failed: ${e?.stack ?? e}`));
+    worker.on("exit", (code) => { if (!this.unavailable) this.fail(`the checker thread exited with code ${code}`); });
+  }
+
+  /** Whether the checker has built its first program (answers come quickly from now on). */
+  get warm(): boolean { return this.ready; }
+
+  /** Resolves once the checker is warm (or unavailable), or after timeoutMs. */
+  whenReady(timeoutMs: number): Promise<boolean> {
+    if (this.ready || this.unavailable) return Promise.resolve(this.ready);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(this.ready), timeoutMs);
+      this.readyWaiters.push(() => { clearTimeout(timer); resolve(this.ready); });
+    });
+  }
+
+  private fail(reason: string): void {
+    if (this.unavailable) return;
+    this.unavailable = reason;
+    this.ready = false;
+    this.log(reason);
+    for (const w of this.waiters.values()) w.resolve(null);
+    this.waiters.clear();
+    for (const w of this.readyWaiters.splice(0)) w();
+    void this.worker?.terminate();
+    this.worker = undefined;
+  }
+
+  private onReply(m: CheckerReply): void {
+    if (m.kind === "ready") {
+      this.ready = true;
+      if (!m.nodeTypes) this.log("@types/node was not found: Node's globals are unknown to the type checker");
+      for (const w of this.readyWaiters.splice(0)) w();
+      return;
+    }
+    if (m.kind === "failed") {
+      if (m.id === -1) { this.fail(m.message); return; }
+      this.log(`checker: ${m.message}`);
+      this.settle(m.id, null);
+      return;
+    }
+    this.settle(m.id, m.kind === "diagnostics" ? m.diagnostics : m.result);
+  }
+
+  private settle(id: number, value: unknown): void {
+    const w = this.waiters.get(id);
+    if (!w) return;
+    this.waiters.delete(id);
+    w.resolve(value);
+  }
+
+  private post(r: CheckerRequest): void {
+    this.worker?.postMessage(r);
+  }
+
+  private ask<T>(make: (id: number) => CheckerRequest): Promise<T | null> {
+    if (!this.worker) return Promise.resolve(null);
+    const id = this.nextId++;
+    const p = new Promise<T | null>((resolve) => this.waiters.set(id, { resolve: resolve as (v: unknown) => void }));
+    this.post(make(id));
+    return p;
+  }
+
+  /**
+   * Hands a cell (magics already rewritten) to the checker. Its declarations
+   * are kept for later cells once commit(seq) says it ran; diagnostics are
+   * computed unless the mode is "off".
+   */
+  analyze(code: string): PendingCheck {
+    const seq = ++this.seq;
+    const withDiagnostics = this.mode !== "off";
+    const diagnostics = this.ask<CellDiagnostic[]>((id) => ({ kind: "analyze", id, seq, code, withDiagnostics }))
+      .then((d) => (withDiagnostics && d ? d : []));
+    return { seq, diagnostics };
+  }
+
+  /** The cell analyzed as seq ran: later cells see its declarations. */
+  commit(seq: number): void { this.post({ kind: "commit", seq }); }
+
+  /** Forgets the declarations of all cells so far (after %reset). */
+  reset(): void { this.post({ kind: "reset" }); }
+
+  /** Completions at a UTF-16 offset, or null (not warm, nothing known, or no answer within timeoutMs). */
+  complete(code: string, offset: number, timeoutMs: number): Promise<CompletionResult | null> {
+    if (!this.ready) return Promise.resolve(null);
+    return withTimeout(this.ask<CompletionResult>((id) => ({ kind: "complete", id, code, offset })), timeoutMs);
+  }
+
+  /** Signature and documentation at a UTF-16 offset, or null. */
+  inspect(code: string, offset: number, timeoutMs: number): Promise<InspectionResult | null> {
+    if (!this.ready) return Promise.resolve(null);
+    return withTimeout(this.ask<InspectionResult>((id) => ({ kind: "inspect", id, code, offset })), timeoutMs);
+  }
+
+  /** Stops the checker thread. */
+  async stop(): Promise<void> {
+    const w = this.worker;
+    this.unavailable ??= "stopped";
+    this.worker = undefined;
+    await w?.terminate();
+  }
+}
+
+function withTimeout<T>(p: Promise<T | null>, ms: number): Promise<T | null> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(null), ms);
+    void p.then((v) => { clearTimeout(timer); resolve(v); });
+  });
+}

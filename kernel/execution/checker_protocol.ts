@@ -1,0 +1,20 @@
+/** Messages between the kernel's main thread and the checker thread. */
+import type { CellDiagnostic, CompletionResult, InspectionResult } from "./cell_language";
+
+export type CheckerRequest =
+  /** Put a cell in the project; answer its diagnostics if asked (always answered). */
+  | { kind: "analyze"; id: number; seq: number; code: string; withDiagnostics: boolean }
+  /** The cell analyzed as seq ran: keep its declarations. */
+  | { kind: "commit"; seq: number }
+  /** Forget all declarations. */
+  | { kind: "reset" }
+  | { kind: "complete"; id: number; code: string; offset: number }
+  | { kind: "inspect"; id: number; code: string; offset: number };
+
+export type CheckerReply =
+  | { kind: "ready"; ms: number; nodeTypes: boolean }
+  | { kind: "diagnostics"; id: number; diagnostics: CellDiagnostic[] }
+  | { kind: "completion"; id: number; result: CompletionResult | null }
+  | { kind: "inspection"; id: number; result: InspectionResult | null }
+  /** A request failed (id -1: the thread itself could not start). */
+  | { kind: "failed"; id: number; message: string };

@@ -1,0 +1,73 @@
+/**
+ * The checker thread: holds the TypeScript language service (CellLanguage)
+ * so that type checking runs beside the cell's execution and completion never
+ * blocks the kernel's main thread.
+ */
+import { parentPort, workerData } from "worker_threads";
+import { CellLanguage } from "./cell_language";
+import type { CheckerReply, CheckerRequest } from "./checker_protocol";
+
+const port = parentPort!;
+const queue: CheckerRequest[] = [];
+let language: CellLanguage | undefined;
+let scheduled = false;
+
+function send(m: CheckerReply): void { port.postMessage(m); }
+
+function handle(r: CheckerRequest): void {
+  const lang = language!;
+  switch (r.kind) {
+    case "analyze": {
+      const diagnostics = lang.analyze(r.code, r.seq, r.withDiagnostics);
+      send({ kind: "diagnostics", id: r.id, diagnostics });
+      // The declaration output needs this program: compute it before anything replaces the cell.
+      lang.prepare();
+      break;
+    }
+    case "commit": lang.commit(r.seq); break;
+    case "reset": lang.reset(); break;
+    case "complete": send({ kind: "completion", id: r.id, result: lang.complete(r.code, r.offset) }); break;
+    case "inspect": send({ kind: "inspection", id: r.id, result: lang.inspect(r.code, r.offset) }); break;
+  }
+}
+
+/**
+ * The request to handle next: the first one, except that completion and
+ * inspection go ahead of cells waiting to be analyzed (never ahead of a
+ * commit or reset, so they see every cell that ran before they were asked).
+ */
+function nextIndex(): number {
+  for (let i = 0; i < queue.length; i++) {
+    const kind = queue[i].kind;
+    if (kind === "complete" || kind === "inspect") return i;
+    if (kind !== "analyze") break;
+  }
+  return 0;
+}
+
+function drain(): void {
+  scheduled = false;
+  const r = queue.splice(nextIndex(), 1)[0];
+  if (!r) return;
+  try {
+    handle(r);
+  } catch (e) {
+    send({ kind: "failed", id: "id" in r ? r.id : -1, message: String((e as Error)?.stack ?? e) });
+  }
+  if (queue.length && !scheduled) { scheduled = true; setImmediate(drain); }
+}
+
+port.on("message", (r: CheckerRequest) => {
+  queue.push(r);
+  if (language && !scheduled) { scheduled = true; setImmediate(drain); }
+});
+
+try {
+  const t0 = Date.now();
+  language = new CellLanguage(workerData.setup);
+  language.warmUp();
+  send({ kind: "ready", ms: Date.now() - t0, nodeTypes: language.project.hasNodeTypes });
+  if (queue.length) { scheduled = true; setImmediate(drain); }
+} catch (e) {
+  send({ kind: "failed", id: -1, message: `cannot start the TypeScript language service: ${String((e as Error)?.stack ?? e)}` });
+}

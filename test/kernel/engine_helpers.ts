@@ -1,0 +1,43 @@
+/** Helpers for the engine and language tests: a notebook folder with packages, and waiting for the type checker. */
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from "fs";
+import { tmpdir } from "os";
+import { join } from "path";
+import type { KernelClient } from "../../kernel/transport/client";
+import type { Message } from "../../kernel/protocol/message";
+import { ROOT, ofType, sleep, startKernel } from "../helpers";
+
+/** A fresh notebook folder whose node_modules holds the fixture packages (ESM-only and CommonJS). */
+export function notebookFolder(): { dir: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), "tsgpu-notebook-"));
+  for (const name of ["esm-only-fixture", "cjs-fixture"]) {
+    const to = join(dir, "node_modules", name);
+    mkdirSync(to, { recursive: true });
+    cpSync(join(ROOT, "test", "fixtures", "packages", name), to, { recursive: true });
+  }
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Starts a kernel in a notebook folder, with its history kept there. */
+export function startKernelIn(dir: string, env: NodeJS.ProcessEnv = {}): Promise<KernelClient> {
+  return startKernel({ cwd: dir, env: { ...process.env, TSGPU_HISTORY_FILE: join(dir, "history.jsonl"), ...env } });
+}
+
+/** Waits until completion answers from the type checker (it parses the libraries when the kernel starts). */
+export async function untilTypesKnown(k: KernelClient, timeoutMs = 50000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    const { reply } = await k.request("complete_request", { code: "torch.cuda.mem", cursor_pos: 14 });
+    if (reply.content.metadata?._jupyter_types_experimental) return;
+    await sleep(200);
+  }
+  throw new Error(`the type checker did not answer within ${timeoutMs} ms\n${k.stderr}`);
+}
+
+export function stderr(outputs: Message[]): string {
+  return ofType(outputs, "stream").filter((m) => m.content.name === "stderr").map((m) => m.content.text).join("");
+}
+
+/** The text/plain of a request's execute_result, or undefined. */
+export function result(outputs: Message[]): string | undefined {
+  return ofType(outputs, "execute_result")[0]?.content.data["text/plain"];
+}
