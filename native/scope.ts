@@ -5,6 +5,7 @@
 
 /** Anything a scope can dispose. */
 export interface Disposable {
+  /** Releases what the object holds (a tensor: its storage, back to the caching allocator). */
   dispose(): void;
   readonly isDisposed: boolean;
 }

@@ -32,6 +32,8 @@ export interface PendingCheck {
 interface Waiter { resolve(v: unknown): void }
 
 const kernelRoot = join(__dirname, "..", "..", "..");
+/** With checking off, cells that ran are analyzed (for their declarations) once no cell ran for this long. */
+const kIdleMs = 200;
 
 export class TypeChecker {
   mode: TypecheckMode = initialMode();
@@ -43,6 +45,10 @@ export class TypeChecker {
   private seq = 0;
   private readonly waiters = new Map<number, Waiter>();
   private readyWaiters: (() => void)[] = [];
+  /** Cells run with checking off, not yet handed to the checker: by seq, and those that ran, in order. */
+  private readonly unsent = new Map<number, string>();
+  private readonly backlog: { seq: number; code: string }[] = [];
+  private idleTimer?: NodeJS.Timeout;
 
   constructor(private readonly log: (text: string) => void = () => undefined) {}
 
@@ -136,27 +142,58 @@ export class TypeChecker {
    */
   analyze(code: string): PendingCheck {
     const seq = ++this.seq;
-    const withDiagnostics = this.mode !== "off";
-    const diagnostics = this.ask<CellDiagnostic[]>((id) => ({ kind: "analyze", id, seq, code, withDiagnostics }))
-      .then((d) => (withDiagnostics && d ? d : []));
+    if (this.mode === "off") {
+      // Only the declarations matter: they are worked out once the kernel is idle (see commit).
+      this.unsent.set(seq, code);
+      return { seq, diagnostics: Promise.resolve([]) };
+    }
+    this.flushBacklog();
+    const diagnostics = this.ask<CellDiagnostic[]>((id) => ({ kind: "analyze", id, seq, code, withDiagnostics: true }))
+      .then((d) => d ?? []);
     return { seq, diagnostics };
   }
 
   /** The cell analyzed as seq ran: later cells see its declarations. */
-  commit(seq: number): void { this.post({ kind: "commit", seq }); }
+  commit(seq: number): void {
+    const code = this.unsent.get(seq);
+    if (code === undefined) { this.post({ kind: "commit", seq }); return; }
+    this.unsent.delete(seq);
+    // Running the same cell again replaces what it declared: one analysis does for both.
+    const last = this.backlog[this.backlog.length - 1];
+    if (last && last.code === code) this.backlog.pop();
+    this.backlog.push({ seq, code });
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => this.flushBacklog(), kIdleMs);
+    this.idleTimer.unref();
+  }
+
+  /** Hands the cells that ran with checking off to the checker, so later requests see their declarations. */
+  private flushBacklog(): void {
+    if (this.idleTimer) { clearTimeout(this.idleTimer); this.idleTimer = undefined; }
+    for (const { seq, code } of this.backlog.splice(0)) {
+      void this.ask((id) => ({ kind: "analyze", id, seq, code, withDiagnostics: false }));
+      this.post({ kind: "commit", seq });
+    }
+  }
 
   /** Forgets the declarations of all cells so far (after %reset). */
-  reset(): void { this.post({ kind: "reset" }); }
+  reset(): void {
+    this.backlog.length = 0;
+    this.unsent.clear();
+    this.post({ kind: "reset" });
+  }
 
   /** Completions at a UTF-16 offset, or null (not warm, nothing known, or no answer within timeoutMs). */
   complete(code: string, offset: number, timeoutMs: number): Promise<CompletionResult | null> {
     if (!this.ready) return Promise.resolve(null);
+    this.flushBacklog();
     return withTimeout(this.ask<CompletionResult>((id) => ({ kind: "complete", id, code, offset })), timeoutMs);
   }
 
   /** Signature and documentation at a UTF-16 offset, or null. */
   inspect(code: string, offset: number, timeoutMs: number): Promise<InspectionResult | null> {
     if (!this.ready) return Promise.resolve(null);
+    this.flushBacklog();
     return withTimeout(this.ask<InspectionResult>((id) => ({ kind: "inspect", id, code, offset })), timeoutMs);
   }
 

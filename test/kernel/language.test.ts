@@ -128,6 +128,9 @@ describe("type diagnostics", () => {
     expect(stderr(outputs)).toBe("");
     const shown = await k.execute("%typecheck");
     expect(ofType(shown.outputs, "display_data")[0].content.data["application/json"].mode).toBe("off");
+    // Completion still knows what cells declared with checking off.
+    await k.execute("interface Quiet { hushed: boolean }\nconst q1: Quiet = { hushed: true };");
+    expect((await complete("q1.hu")).matches).toEqual(["hushed"]);
     const bad = await k.execute("%typecheck loud");
     expect(bad.reply.content.ename).toBe("UsageError");
     expect(bad.reply.content.evalue).toContain("expected one of on, strict, off");
