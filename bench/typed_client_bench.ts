@@ -3,7 +3,7 @@
  * own Jupyter client (kernel/transport/client.ts) instead of jupyter_client:
  * for machines without Python's Jupyter packages (the GPU machine).
  *
- *   node dist/bench/typed_client_bench.js [--cells 510] [--out FILE]
+ *   node dist/bench/typed_client_bench.js [--cells 510] [--out FILE.json] [--md FILE.md]
  *
  * Same series as bench/typed_bench.py: after a warm-up, the typed cell --cells
  * times (median of cells 11..210, cells 5..15 against 495..505), `1+1` 210
@@ -70,6 +70,23 @@ async function measure(mode: "on" | "off", typed: string, n: number, dir: string
   }
 }
 
+function markdown(r: Record<string, any>): string {
+  const f = (v: number | null) => (v === null ? "—" : v.toFixed(2));
+  const rows = Object.entries(r.kernels as Record<string, any>).map(([name, k]) =>
+    `| ${name} | ${f(k.typed_ms)} | ${f(k.cell10_ms)} | ${f(k.cell500_ms)} | ${f(k.growth_500_vs_10)} | ${f(k.one_ms)} | ${f(k.complete_ms)} | ${k.complete_found ? "yes" : "no"} |`);
+  return [
+    `Typed cells through the kernel's own client, ${r.date} on ${r.machine.cpu} (${r.machine.cores} cores), Node ${r.machine.node}; ` +
+      `the 50-line typed cell run ${r.cells} times in one session.`,
+    "",
+    "| kernel | typed cell RTT (ms, median) | cell 10 | cell 500 | 500 / 10 | `1+1` RTT | completion RTT | completion found `name` |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    ...rows,
+    "",
+    "Goals: typed cell ≤ 3 ms with checking off, ≤ 25 ms with checking on; completion ≤ 25 ms; cell 500 ≤ 1.2 × cell 10.",
+    "",
+  ].join("\n");
+}
+
 async function main(): Promise<void> {
   const typed = readFileSync(cellFile, "utf8");
   const n = Number(arg("cells", "510"));
@@ -88,6 +105,8 @@ async function main(): Promise<void> {
   }
   const out = arg("out", "");
   if (out) writeFileSync(out, JSON.stringify(result, null, 2));
+  const md = arg("md", "");
+  if (md) writeFileSync(md, markdown(result));
   console.log(JSON.stringify(result, null, 2));
 }
 
