@@ -70,18 +70,7 @@ export function memorySummary(device?: CudaDevice, opts?: { abbreviated?: boolea
 /** Releases cached, unused memory of every CUDA device in use; `torch.cuda.empty_cache`. */
 export function emptyCache(): mem.EmptyCacheReport {
   cudaDevice(undefined);
-  const total: mem.EmptyCacheReport = { releasedBytes: 0, releasedSegments: 0, keptBytes: 0, keptSegments: 0, reason: '' };
-  const reasons: string[] = [];
-  for (const d of mem.devices().filter((x) => x.startsWith('cuda:'))) {
-    const r = mem.emptyCache(d);
-    total.releasedBytes += r.releasedBytes;
-    total.releasedSegments += r.releasedSegments;
-    total.keptBytes += r.keptBytes;
-    total.keptSegments += r.keptSegments;
-    if (r.reason) reasons.push(`${d}: ${r.reason}`);
-  }
-  total.reason = reasons.join('; ');
-  return total;
+  return mem.emptyCaches(mem.devices().filter((x) => x.startsWith('cuda:')));
 }
 
 /** Resets peak statistics; `torch.cuda.reset_peak_memory_stats`. */

@@ -94,9 +94,14 @@ function emptyOne(device: string): EmptyCacheReport {
  */
 export function emptyCache(device?: DeviceLike): EmptyCacheReport {
   if (device !== undefined) return emptyOne(normalizeDevice(device));
+  return emptyCaches(devices());
+}
+
+/** Empties the cache of each listed device and sums what was released and kept; reasons name their device. */
+export function emptyCaches(list: string[]): EmptyCacheReport {
   const total: EmptyCacheReport = { releasedBytes: 0, releasedSegments: 0, keptBytes: 0, keptSegments: 0, reason: '' };
   const reasons: string[] = [];
-  for (const d of devices()) {
+  for (const d of list) {
     const r = emptyOne(d);
     total.releasedBytes += r.releasedBytes;
     total.releasedSegments += r.releasedSegments;
