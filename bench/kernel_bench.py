@@ -29,11 +29,8 @@ import time
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 from jupyter_client.manager import start_new_kernel
 
+from bench_common import machine, median_window
 
-def median_window(values, center, half=5):
-    """Median of values[center-half .. center+half] (1-based cell numbers)."""
-    window = values[max(0, center - 1 - half):center + half]
-    return statistics.median(window) if window else None
 
 
 def measure(name, starts, cells, code):
@@ -81,24 +78,15 @@ def describe_spec(name):
 
 
 def version_of(argv):
+    """A version line: given as text, or printed by running argv."""
+    if isinstance(argv, str):
+        return argv
     try:
         out = subprocess.run(argv, capture_output=True, text=True, timeout=20)
         return (out.stdout or out.stderr).strip().splitlines()[0]
     except Exception as e:  # the peer's version is informative only
         return f"unknown ({e})"
 
-
-def machine():
-    cpu = platform.processor()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "os": platform.platform(), "python": platform.python_version()}
 
 
 def markdown(results):
@@ -114,8 +102,8 @@ def markdown(results):
         if "error" in r:
             lines.append(f"| {name} | not measured: {r['error']} | | | | | |")
             continue
-        lines.append(f"| {name} | {r['start_s']:.3f} | {r['rtt_ms']:.2f} | {r['rtt_p90_ms']:.2f} | {r['cell10_ms']:.2f} | "
-                     f"{r['cell500_ms']:.2f} | {r['growth_500_vs_10']:.2f} |")
+        cells = " | ".join("—" if r[k] is None else f"{r[k]:.2f}" for k in ("rtt_ms", "rtt_p90_ms", "cell10_ms", "cell500_ms", "growth_500_vs_10"))
+        lines.append(f"| {name} | {r['start_s']:.3f} | {cells} |")
     lines += ["", "Goals: start ≤ 0.4 s, RTT ≤ 1.5 ms, cell 500 ≤ 1.2 × cell 10.", ""]
     return "\n".join(lines)
 
@@ -128,7 +116,7 @@ def main():
     p.add_argument("--code", default="1+1")
     p.add_argument("--out", default=None)
     p.add_argument("--md", default=None)
-    p.add_argument("--versions", default="{}", help="JSON: kernel name -> version command argv")
+    p.add_argument("--versions", default="{}", help="JSON: kernel name -> version line (or a command argv that prints it)")
     p.add_argument("--unavailable", default="{}", help="JSON: kernel name -> why it could not be installed")
     a = p.parse_args()
     if a.starts < 3 or a.cells < 210:

@@ -30,10 +30,8 @@ import time
 
 from jupyter_client.manager import start_new_kernel
 
+from bench_common import machine, median_window
 
-def median_window(values, center, half=5):
-    window = values[max(0, center - 1 - half):center + half]
-    return statistics.median(window) if window else None
 
 
 class SeriesError(RuntimeError):
@@ -109,18 +107,6 @@ def measure(name, typed_cell, cells, settle):
         "typed_cell_stderr": warnings[:500],
     }
 
-
-def machine():
-    cpu = platform.processor()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "os": platform.platform(), "python": platform.python_version()}
 
 
 def fmt(v):
