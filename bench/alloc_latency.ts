@@ -14,22 +14,11 @@ import * as os from 'os';
 import * as path from 'path';
 import * as torch from '../native/index';
 import { DTYPE_CODES, native, nextStorageId } from '../native/addon';
+import { parseArgs } from './alloc_trace_lib';
 
 /** Sizes in float32 elements: 4 KiB, 1 MiB and 64 MiB tensors. */
 const SIZES = [1024, 256 * 1024, 16 * 1024 * 1024];
 const ROUNDS = 9;
-
-function parseArgs(argv: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (!a.startsWith('--')) throw new Error(`unexpected argument '${a}'`);
-    const eq = a.indexOf('=');
-    if (eq > 0) out[a.slice(2, eq)] = a.slice(eq + 1);
-    else out[a.slice(2)] = argv[++i] ?? '';
-  }
-  return out;
-}
 
 /** Median over ROUNDS of the mean ns per call of `body` run `iterations` times. */
 function medianNs(body: (iterations: number) => void, iterations: number): number {

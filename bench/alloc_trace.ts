@@ -10,19 +10,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { native } from '../native/addon';
-import { cachedAllocFreeNs, readTrace, replayDevice, replayPolicy } from './alloc_trace_lib';
-
-function parseArgs(argv: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (!a.startsWith('--')) throw new Error(`unexpected argument '${a}'`);
-    const eq = a.indexOf('=');
-    if (eq > 0) out[a.slice(2, eq)] = a.slice(eq + 1);
-    else out[a.slice(2)] = argv[++i] ?? '';
-  }
-  return out;
-}
+import { cachedAllocFreeNs, parseArgs, readTrace, replayDevice, replayPolicy } from './alloc_trace_lib';
 
 function main(): void {
   const args = parseArgs(process.argv.slice(2));

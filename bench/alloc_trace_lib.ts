@@ -113,3 +113,16 @@ export function cachedAllocFreeNs(device: string, bytes: number, iterations = 20
   samples.sort((a, b) => a - b);
   return samples[3];
 }
+
+/** `--key value` / `--key=value` options of the allocator benchmarks. */
+export function parseArgs(argv: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!a.startsWith('--')) throw new Error(`unexpected argument '${a}'`);
+    const eq = a.indexOf('=');
+    if (eq > 0) out[a.slice(2, eq)] = a.slice(eq + 1);
+    else out[a.slice(2)] = argv[++i] ?? '';
+  }
+  return out;
+}
