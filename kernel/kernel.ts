@@ -66,7 +66,8 @@ export async function startKernel(b: Boot): Promise<void> {
     setImmediate(async () => {
       router.flush();
       history.flush();
-      try { loadRuntimeIfLoaded()?.memory?.emptyCache?.("cpu"); } catch { /* nothing to release */ }
+      // Hand cached memory of every device back before the process ends (a restart starts a fresh one).
+      try { loadRuntimeIfLoaded()?.memory?.emptyCache?.(); } catch { /* nothing to release */ }
       await transport.close();
       log(restart ? "shutting down for restart" : "shut down");
       process.exit(0);
