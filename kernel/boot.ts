@@ -35,7 +35,7 @@ export interface Boot {
 export function boot(connectionFile: string): Boot {
   const info = readConnectionFile(connectionFile);
   const origin: Origin = { session: randomUUID(), username: "kernel" };
-  const staticInfo = kernelInfo();
+  const staticInfo: Record<string, unknown> = { ...kernelInfo() };
   const events: TransportEvents = {
     request: (channel, msg) => log(`a ${channel} ${msg.header.msg_type} arrived before the kernel was serving; ignored`),
     stdin: () => undefined,

@@ -1,6 +1,7 @@
 /** What the kernel says about itself in kernel_info_reply. */
 import { readFileSync } from "fs";
 import { join } from "path";
+import type { KernelMessage } from "@jupyterlab/services";
 import { PROTOCOL_VERSION } from "./protocol/message";
 
 function packageVersion(file: string): string {
@@ -10,7 +11,8 @@ function packageVersion(file: string): string {
 export const ROOT = join(__dirname, "..", "..");
 export const VERSION = packageVersion(join(ROOT, "package.json"));
 
-export function kernelInfo(): Record<string, unknown> {
+/** The kernel_info_reply content, typed by JupyterLab's own message definitions so a missing field fails the build. */
+export function kernelInfo(): KernelMessage.IInfoReply & { debugger: boolean } {
   const tsVersion = packageVersion(join(ROOT, "node_modules", "typescript", "package.json"));
   return {
     status: "ok",
