@@ -137,7 +137,9 @@ export class KernelClient {
       let idle = false;
       const finish = () => { if (reply && idle) { cleanup(); resolve({ reply, outputs }); } };
       const timer = setTimeout(() => { cleanup(); reject(new Error(`no reply to ${type} within ${timeoutMs} ms\n${this.stderr}`)); }, timeoutMs);
-      const cleanup = () => { clearTimeout(timer); this.listeners.delete(msgId); this.replies.delete(msgId); };
+      const abandon = () => { cleanup(); reject(new Error(`${type} abandoned: the client was closed`)); };
+      const cleanup = () => { clearTimeout(timer); this.listeners.delete(msgId); this.replies.delete(msgId); this.inFlight.delete(abandon); };
+      this.inFlight.add(abandon);
       this.pending = (id: string) => {
         msgId = id;
         this.listeners.set(id, (m) => {
@@ -154,6 +156,8 @@ export class KernelClient {
     return done;
   }
   private pending: (id: string) => void = () => undefined;
+  /** Ends each request still waiting for its reply (used by close). */
+  private readonly inFlight = new Set<() => void>();
 
   execute(code: string, extra: Record<string, unknown> = {}): Promise<ExecuteResult> {
     return this.request("execute_request", { code, silent: false, store_history: true, user_expressions: {}, allow_stdin: Boolean(this.onStdinRequest), stop_on_error: true, ...extra });
@@ -187,6 +191,8 @@ export class KernelClient {
   }
 
   close(): void {
+    // Requests still waiting will never be answered: end them (and their timers) now.
+    for (const abandon of [...this.inFlight]) abandon();
     for (const s of [this.shell, this.control, this.stdin, this.iopub]) { try { s.close(); } catch { /* closed */ } }
     if (this.proc && this.proc.exitCode === null) this.proc.kill("SIGKILL");
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
