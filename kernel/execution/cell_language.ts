@@ -86,7 +86,9 @@ export class CellLanguage {
         });
       }
     }
-    this.pending = { seq, entry: () => this.entryOfCell(seq) };
+    // A cell that declares and imports nothing adds nothing to the prelude: skip its declaration output.
+    const declaresNothing = !names.exportable.length && !names.imported.length;
+    this.pending = { seq, entry: declaresNothing ? () => ({ seq, imports: [], declarations: [] }) : () => this.entryOfCell(seq) };
     return out;
   }
 
