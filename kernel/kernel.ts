@@ -10,7 +10,6 @@ import { log } from "./boot";
 import { OutputRouter } from "./execution/output";
 import { ExecutionEngine } from "./execution/engine";
 import { cellPosition, formatError } from "./execution/traceback";
-import { typescript } from "./execution/transpile";
 import { History, historyFile } from "./history";
 import { makeHandlers } from "./handlers";
 import { makeDisplayApi } from "./display";
@@ -94,8 +93,6 @@ export async function startKernel(b: Boot): Promise<void> {
   transport.serving();
   // SIGINT (from a terminal, or a manager using interrupt_mode "signal") interrupts like interrupt_request.
   transport.watchSigint();
-  // Load the compiler once the kernel has answered its first requests.
-  setTimeout(() => { try { typescript(); } catch (e) { log(`cannot load TypeScript: ${e}`); } }, 50).unref();
 }
 
 function loadRuntimeIfLoaded(): any {

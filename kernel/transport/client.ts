@@ -26,6 +26,9 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** How long each kernel_info sent while waiting for a starting kernel waits for its answer. */
+const kReadyPollMs = 200;
+
 export interface ExecuteResult { reply: Message; outputs: Message[] }
 
 export interface ClientOptions {
@@ -168,10 +171,11 @@ export class KernelClient {
     while (Date.now() < deadline) {
       if (this.proc?.exitCode !== null && this.proc?.exitCode !== undefined) throw new Error(`kernel exited with ${this.proc.exitCode}:\n${this.stderr}`);
       try {
-        await this.request("kernel_info_request", {}, "shell", 1000);
-        // iopub is connected once a status message arrives on it.
+        // A request completes when its reply and its idle status have arrived; the idle is lost while the
+        // iopub subscription is still being made, so ask again soon rather than wait long for it.
+        await this.request("kernel_info_request", {}, "shell", kReadyPollMs);
         if (this.iopubLog.length) return;
-      } catch { /* not up yet */ }
+      } catch { /* not up yet, or iopub not yet subscribed */ }
     }
     throw new Error(`kernel did not answer kernel_info within 30 s:\n${this.stderr}`);
   }
