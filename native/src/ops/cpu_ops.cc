@@ -8,20 +8,6 @@
 namespace tsgpu {
 namespace cpu {
 
-namespace {
-
-inline float apply(ops::Binary op, float x, float y) {
-  switch (op) {
-    case ops::Binary::kAdd: return x + y;
-    case ops::Binary::kSub: return x - y;
-    case ops::Binary::kMul: return x * y;
-    case ops::Binary::kDiv: return x / y;
-  }
-  return 0.0f;
-}
-
-}  // namespace
-
 void fill(float* out, size_t n, float value) {
   for (size_t i = 0; i < n; ++i) out[i] = value;
 }
@@ -35,11 +21,11 @@ void rand(float* out, size_t n, uint64_t seed, uint64_t offset) {
 }
 
 void binary(ops::Binary op, float* out, const float* a, const float* b, size_t n) {
-  for (size_t i = 0; i < n; ++i) out[i] = apply(op, a[i], b[i]);
+  for (size_t i = 0; i < n; ++i) out[i] = ops::apply(op, a[i], b[i]);
 }
 
 void binaryScalar(ops::Binary op, float* out, const float* a, float scalar, size_t n) {
-  for (size_t i = 0; i < n; ++i) out[i] = apply(op, a[i], scalar);
+  for (size_t i = 0; i < n; ++i) out[i] = ops::apply(op, a[i], scalar);
 }
 
 void matmul(float* out, const float* a, const float* b, size_t m, size_t k, size_t n) {

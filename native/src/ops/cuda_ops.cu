@@ -19,15 +19,6 @@ unsigned blocksFor(size_t n) {
   return static_cast<unsigned>(b > 65535u * 16u ? 65535u * 16u : (b == 0 ? 1 : b));
 }
 
-__device__ __forceinline__ float apply(ops::Binary op, float x, float y) {
-  switch (op) {
-    case ops::Binary::kAdd: return x + y;
-    case ops::Binary::kSub: return x - y;
-    case ops::Binary::kMul: return x * y;
-    case ops::Binary::kDiv: return x / y;
-  }
-  return 0.0f;
-}
 
 __global__ void fillKernel(float* out, size_t n, float value) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
@@ -46,12 +37,12 @@ __global__ void randKernel(float* out, size_t n, uint64_t seed, uint64_t offset)
 
 __global__ void binaryKernel(ops::Binary op, float* out, const float* a, const float* b, size_t n) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-    out[i] = apply(op, a[i], b[i]);
+    out[i] = ops::apply(op, a[i], b[i]);
 }
 
 __global__ void binaryScalarKernel(ops::Binary op, float* out, const float* a, float s, size_t n) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-    out[i] = apply(op, a[i], s);
+    out[i] = ops::apply(op, a[i], s);
 }
 
 __global__ void matmulKernel(float* out, const float* a, const float* b, size_t m, size_t k, size_t n) {

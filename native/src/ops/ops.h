@@ -7,11 +7,23 @@
 #include <cstdint>
 
 #include "backends/device_registry.h"
+#include "ops/host_device.h"
 
 namespace tsgpu {
 namespace ops {
 
 enum class Binary { kAdd, kSub, kMul, kDiv };
+
+/** One element of a binary op; the same code in the CPU reference and the CUDA kernels. */
+TSGPU_HD float apply(Binary op, float x, float y) {
+  switch (op) {
+    case Binary::kAdd: return x + y;
+    case Binary::kSub: return x - y;
+    case Binary::kMul: return x * y;
+    case Binary::kDiv: return x / y;
+  }
+  return 0.0f;
+}
 
 void fill(Device& d, float* out, size_t n, float value);
 /** Standard normal values; consumes counters from the global generator. */

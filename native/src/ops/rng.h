@@ -5,11 +5,7 @@
 
 #include <cstdint>
 
-#ifdef __CUDACC__
-#define TSGPU_HD __host__ __device__ __forceinline__
-#else
-#define TSGPU_HD inline
-#endif
+#include "ops/host_device.h"
 
 namespace tsgpu {
 namespace rng {
