@@ -21,6 +21,12 @@ namespace binding {
 [[noreturn]] void throwJs(Napi::Env env, const std::string& code, const std::string& message);
 /** Rethrows the current C++ exception as a JS error (OutOfMemoryError for OOM). */
 [[noreturn]] void rethrowAsJs(Napi::Env env);
+/**
+ * For raw napi callbacks (the alloc/free hot path), inside a catch block:
+ * makes the exception being handled the pending JS exception (as
+ * rethrowAsJs converts it), so the callback can return.
+ */
+void throwPendingJs(napi_env env);
 /** Runs `body`, turning C++ exceptions into JS errors. */
 template <typename F>
 Napi::Value guarded(const Napi::CallbackInfo& info, F body) {

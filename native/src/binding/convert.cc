@@ -71,6 +71,14 @@ void rethrowAsJs(Napi::Env env) {
   }
 }
 
+void throwPendingJs(napi_env env) {
+  try {
+    rethrowAsJs(Napi::Env(env));
+  } catch (const Napi::Error& e) {
+    e.ThrowAsJavaScriptException();
+  }
+}
+
 std::string argString(const Napi::CallbackInfo& info, size_t i, const char* name) {
   if (info.Length() <= i || !info[i].IsString()) argError(info.Env(), "a string", name, info[i]);
   return info[i].As<Napi::String>().Utf8Value();

@@ -147,14 +147,8 @@ napi_value Alloc(napi_env env, napi_callback_info cbinfo) {
     napi_value out;
     napi_create_int32(env, h, &out);
     return out;
-  } catch (const Napi::Error& e) {
-    e.ThrowAsJavaScriptException();
   } catch (...) {
-    try {
-      rethrowAsJs(Napi::Env(env));
-    } catch (const Napi::Error& e) {
-      e.ThrowAsJavaScriptException();
-    }
+    throwPendingJs(env);
   }
   return nullptr;
 }
@@ -169,11 +163,7 @@ napi_value Free(napi_env env, napi_callback_info cbinfo) {
   try {
     releaseStorage(env, h);
   } catch (...) {
-    try {
-      rethrowAsJs(Napi::Env(env));
-    } catch (const Napi::Error& e) {
-      e.ThrowAsJavaScriptException();
-    }
+    throwPendingJs(env);
   }
   return nullptr;
 }
