@@ -25,7 +25,13 @@ async function main(argv: string[]): Promise<number> {
       // Sockets first (on their own thread), then the engine: see boot.ts.
       const b = (require("./boot") as typeof import("./boot")).boot(args[0]);
       const { startKernel } = await import("./kernel");
-      await startKernel(b);
+      try {
+        await startKernel(b);
+      } catch (e) {
+        // Without its sockets a kernel can only end: say why, and exit so the client sees it at once.
+        process.stderr.write(`tsgpu kernel: ${e instanceof Error ? e.message : e}\n`);
+        process.exit(1);
+      }
       return -1;
     }
     case "install": {

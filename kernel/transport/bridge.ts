@@ -41,6 +41,8 @@ export class Transport {
     this.worker = worker;
     return new Promise((resolve, reject) => {
       worker.once("error", reject);
+      // A worker that ends before it is ready could not bind the sockets (it has logged why).
+      worker.once("exit", (code) => reject(new Error(`the socket thread ended (exit code ${code}) before the sockets were bound`)));
       worker.on("message", (m: ToMain) => {
         switch (m.kind) {
           case "ready": resolve(); break;

@@ -26,6 +26,9 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** Kernel starts tried when the ports picked were taken meanwhile. */
+const kStartAttempts = 3;
+
 /** How long each kernel_info sent while waiting for a starting kernel waits for its answer. */
 const kReadyPollMs = 200;
 
@@ -60,10 +63,23 @@ export class KernelClient {
   readonly iopubLog: Message[] = [];
   onStdinRequest?: (m: Message) => string;
 
+  /**
+   * Starts a kernel and waits until it answers. Free ports are picked before
+   * the kernel binds them, so another process may take one first: a kernel
+   * that could not bind is started again on new ports (jupyter_client's
+   * managers pick ports the same way).
+   */
   static async start(options: ClientOptions): Promise<KernelClient> {
-    const c = new KernelClient();
-    await c.launch(options);
-    return c;
+    for (let attempt = 1; ; attempt++) {
+      const c = new KernelClient();
+      try {
+        await c.launch(options);
+        return c;
+      } catch (e) {
+        c.close();
+        if (attempt >= kStartAttempts || !/address already in use/i.test(c.stderr)) throw e;
+      }
+    }
   }
 
   private async launch(o: ClientOptions): Promise<void> {

@@ -3,7 +3,7 @@ import * as zmq from "zeromq";
 import { KernelClient } from "../../kernel/transport/client";
 import { encode, Signer } from "../../kernel/protocol/wire";
 import { newHeader } from "../../kernel/protocol/message";
-import { ofType, sleep, startKernel, stdout } from "../helpers";
+import { CLI, ofType, sleep, startKernel, stdout } from "../helpers";
 
 jest.setTimeout(60000);
 
@@ -238,6 +238,33 @@ describe("interrupt and heartbeat", () => {
     await k.request("interrupt_request", {}, "control");
     expect((await running).reply.content.status).toBe("error");
     expect((await queued).reply.content.status).toBe("aborted");
+  });
+});
+
+describe("start", () => {
+  test("a kernel whose port is taken exits with the reason instead of hanging", async () => {
+    const net = await import("net");
+    const { spawn } = await import("child_process");
+    const { mkdtempSync, writeFileSync } = await import("fs");
+    const { tmpdir } = await import("os");
+    const { join } = await import("path");
+    const srv = net.createServer();
+    await new Promise<void>((r) => srv.listen(0, "127.0.0.1", () => r()));
+    const taken = (srv.address() as any).port;
+    const file = join(mkdtempSync(join(tmpdir(), "tsgpu-taken-")), "kernel.json");
+    // Only the shell port is taken; the others are free ports of this test's own.
+    const others = await Promise.all([0, 1, 2, 3].map(() => new Promise<number>((r) => {
+      const s2 = net.createServer().listen(0, "127.0.0.1", () => { const p = (s2.address() as any).port; s2.close(() => r(p)); });
+    })));
+    writeFileSync(file, JSON.stringify({ transport: "tcp", ip: "127.0.0.1", shell_port: taken, control_port: others[0],
+      stdin_port: others[1], iopub_port: others[2], hb_port: others[3], key: "k", signature_scheme: "hmac-sha256" }));
+    const proc = spawn(process.execPath, [CLI, "kernel", file], { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    proc.stderr!.on("data", (d) => { stderr += d; });
+    const code = await new Promise((r) => proc.once("exit", r));
+    srv.close();
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/cannot bind kernel sockets: Address already in use/);
   });
 });
 
