@@ -44,11 +44,30 @@ const IGNORED = new Set([
   1208, // a file that is not a module under isolatedModules
 ]);
 
+/** Most cells remembered per generation of the prelude (see CellLanguage.known). */
+const kKnownCells = 256;
+
+/** What analyzing a cell found, valid while the prelude stays the same. */
+interface KnownCell {
+  /** Its diagnostics, once computed with them. */
+  diagnostics?: CellDiagnostic[];
+  /** What it declares (seq aside), once computed. */
+  entry?: Omit<CellEntry, "seq">;
+}
+
 export class CellLanguage {
   readonly project: CellProject;
   private readonly ts: typeof TS;
   private readonly prelude = new Prelude();
-  private pending?: { seq: number; entry: () => CellEntry };
+  private pending?: { seq: number; code: string; entry: () => CellEntry };
+  /**
+   * Cells analyzed since the prelude last changed, by text. A cell's
+   * diagnostics and declarations depend only on its text and on what earlier
+   * cells declared (the prelude), so running a cell again without a change in
+   * between needs no new program. Cells that import are left out: what they
+   * see depends on the file system too.
+   */
+  private readonly known = new Map<string, KnownCell>();
 
   constructor(setup: ProjectSetup) {
     this.project = new CellProject(setup);
@@ -67,12 +86,19 @@ export class CellLanguage {
    * What the cell declares is kept aside until commit(seq) says the cell ran.
    */
   analyze(code: string, seq: number, withDiagnostics: boolean): CellDiagnostic[] {
+    const hit = this.known.get(code);
+    if (hit?.entry && (hit.diagnostics || !withDiagnostics)) {
+      const entry = { seq, ...hit.entry };
+      this.pending = { seq, code, entry: () => entry };
+      return hit.diagnostics ?? [];
+    }
     const ts = this.ts;
     const parsed = ts.createSourceFile(this.project.cellFile, code, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
     const names = cellNames(ts, parsed);
-    if (names.imported.length || /\bimport\s*\(|\brequire\s*\(/.test(code)) this.project.forgetFileSystem();
+    const imports = names.imported.length > 0 || /\bimport\s*\(|\brequire\s*\(/.test(code);
+    if (imports) { this.project.forgetFileSystem(); this.known.clear(); }
     const tail = names.exportable.length ? `\nexport { ${names.exportable.join(", ")} };\n` : "\nexport {};\n";
-    const sf = this.project.setCell(code + tail);
+    const sf = this.project.setCell(code + tail, imports);
     const out: CellDiagnostic[] = [];
     if (withDiagnostics) {
       const ls = this.project.ls;
@@ -88,7 +114,8 @@ export class CellLanguage {
     }
     // A cell that declares and imports nothing adds nothing to the prelude: skip its declaration output.
     const declaresNothing = !names.exportable.length && !names.imported.length;
-    this.pending = { seq, entry: declaresNothing ? () => ({ seq, imports: [], declarations: [] }) : () => this.entryOfCell(seq) };
+    this.pending = { seq, code, entry: declaresNothing ? () => ({ seq, imports: [], declarations: [] }) : () => this.entryOfCell(seq) };
+    if (!imports) this.remember(code, { diagnostics: withDiagnostics ? out : hit?.diagnostics });
     return out;
   }
 
@@ -108,7 +135,15 @@ export class CellLanguage {
     const p = this.pending;
     if (!p) return;
     const entry = p.entry();
-    this.pending = { seq: p.seq, entry: () => entry };
+    this.pending = { seq: p.seq, code: p.code, entry: () => entry };
+    const known = this.known.get(p.code);
+    if (known && !known.entry) known.entry = { imports: entry.imports, declarations: entry.declarations };
+  }
+
+  private remember(code: string, cell: KnownCell): void {
+    this.known.delete(code);
+    if (this.known.size >= kKnownCells) this.known.delete(this.known.keys().next().value!);
+    this.known.set(code, cell);
   }
 
   /** The cell analyzed as `seq` ran: its declarations join the prelude. */
@@ -127,8 +162,11 @@ export class CellLanguage {
     this.applyPrelude();
   }
 
+  /** Puts changed prelude chunks in the project; what was known about cells holds only if none changed. */
   private applyPrelude(): void {
-    for (const c of this.prelude.takeChanged()) this.project.setChunk(c.index, c.text);
+    let changed = false;
+    for (const c of this.prelude.takeChanged()) if (this.project.setChunk(c.index, c.text)) changed = true;
+    if (changed) this.known.clear();
   }
 
   /** Completions at a UTF-16 offset of code; null when the compiler has none. */

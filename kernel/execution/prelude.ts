@@ -250,7 +250,7 @@ export class Prelude {
     for (const e of this.entries) {
       if (e.chunk !== chunk) continue;
       imports.push(...e.imports);
-      body.push(`// cell ${e.seq}`, ...e.declarations.map((d) => d.text));
+      body.push(...e.declarations.map((d) => d.text));
     }
     return `${imports.join("\n")}\ndeclare global {\n${body.join("\n")}\n}\nexport {};\n`;
   }

@@ -131,9 +131,9 @@ export class CellProject {
     if (r) r.resolvedFileName = this.virtualOf(r.resolvedFileName);
   }
 
-  private setFile(name: string, text: string): boolean {
+  private setFile(name: string, text: string, fresh = false): boolean {
     const old = this.files.get(name);
-    if (old && old.text === text) return false;
+    if (old && old.text === text && !fresh) return false;
     this.files.set(name, { text, version: (old?.version ?? 0) + 1, snapshot: this.ts.ScriptSnapshot.fromString(text) });
     return true;
   }
@@ -153,9 +153,13 @@ export class CellProject {
     return this.setFile(this.chunkFiles[i], text);
   }
 
-  /** Puts text in the cell file; returns its source file in the current program. */
-  setCell(text: string): TS.SourceFile {
-    this.setFile(this.cellFile, text);
+  /**
+   * Puts text in the cell file; returns its source file in the current
+   * program. `fresh`: the file counts as changed even if its text is the
+   * same, so its imports are resolved again.
+   */
+  setCell(text: string, fresh = false): TS.SourceFile {
+    this.setFile(this.cellFile, text, fresh);
     return this.ls.getProgram()!.getSourceFile(this.cellFile)!;
   }
 
