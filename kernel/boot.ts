@@ -1,10 +1,10 @@
 /**
- * The first thing a kernel process does: read the connection file and start
- * the socket worker, before the main thread loads the execution engine
- * (swc, acorn, the magics…). The worker loads zeromq and binds the sockets
- * in parallel with that, holds requests until the main thread says it is
- * serving, and answers the first kernel_info_request itself: a client sees
- * the kernel ready as soon as its sockets are bound.
+ * The first thing a kernel process does: read the connection file, bind the
+ * shell and iopub sockets and start the socket worker (control, stdin,
+ * heartbeat), before the main thread loads the execution engine (swc, acorn,
+ * the magics…). Requests are held until the kernel says it is serving, except
+ * a first kernel_info_request, answered at once: a client sees the kernel
+ * ready as soon as its sockets are bound.
  *
  * Only light modules here; this file decides how fast a kernel starts.
  */
@@ -44,7 +44,7 @@ export function boot(connectionFile: string): Boot {
   };
   // The events object is read at each call, so the kernel can replace its methods later.
   const transport = new Transport({
-    request: (channel, msg, receivedAt) => events.request(channel, msg, receivedAt),
+    request: (channel, msg) => events.request(channel, msg),
     stdin: (msg) => events.stdin(msg),
     interrupt: () => events.interrupt(),
     log: (text) => events.log(text),

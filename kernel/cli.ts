@@ -5,6 +5,7 @@
  *   tsgpu install [options]          write the kernelspec
  *   tsgpu run NOTEBOOK [--output F]  execute a notebook through the kernel
  */
+import { writeSync } from "fs";
 import { INSTALL_HELP, install, parseInstallArgs } from "./install";
 
 const HELP = `usage: tsgpu <command> [options]
@@ -28,8 +29,9 @@ async function main(argv: string[]): Promise<number> {
       try {
         await startKernel(b);
       } catch (e) {
-        // Without its sockets a kernel can only end: say why, and exit so the client sees it at once.
-        process.stderr.write(`tsgpu kernel: ${e instanceof Error ? e.message : e}\n`);
+        // Without its sockets a kernel can only end: say why (straight to fd 2: the kernel has taken over
+        // process.stderr by now), and exit so the client sees it at once.
+        try { writeSync(2, `tsgpu kernel: ${e instanceof Error ? e.message : e}\n`); } catch { /* stderr closed */ }
         process.exit(1);
       }
       return -1;

@@ -14,7 +14,7 @@ export interface RequestContext {
   readonly msg: Message;
   /** Sends a message on iopub whose parent is this request. */
   publish(msgType: string, content: Record<string, unknown>, metadata?: Record<string, unknown>): void;
-  /** Answers "aborted" to execute requests received before now (after an error with stop_on_error). */
+  /** Answers "aborted" to the execute requests already waiting (after an error with stop_on_error). */
   abortQueued(): void;
 }
 
@@ -25,13 +25,17 @@ export interface Sender {
   send(channel: Channel, msg: Message): void;
 }
 
-import { monotonicMs } from "./transport/clock";
-
 export class Dispatcher {
-  private readonly queue: { msg: Message; receivedAt: number }[] = [];
+  private readonly queue: Message[] = [];
   private running = false;
-  /** execute_requests received before this time (monotonic ms) are answered "aborted". */
-  private abortBefore = -Infinity;
+  /**
+   * Set by abortQueued: execute requests are answered "aborted" until the
+   * event loop has delivered those that came while the failing cell ran
+   * (they were sent before the user could see the error), as ipykernel does:
+   * the flag is cleared in the loop's check phase, after its poll phase has
+   * read every request waiting in the socket.
+   */
+  private aborting = false;
 
   constructor(private readonly sender: Sender, private readonly origin: Origin,
               private readonly handlers: Record<string, Handler>,
@@ -40,9 +44,9 @@ export class Dispatcher {
               private readonly onIdle: () => void = () => undefined) {}
 
   /** Entry point for decoded requests. Shell requests run one at a time, in order; control ones at once. */
-  receive(channel: "shell" | "control", msg: Message, receivedAt = monotonicMs()): void {
+  receive(channel: "shell" | "control", msg: Message): void {
     if (channel === "control") { void this.handle("control", msg); return; }
-    this.queue.push({ msg, receivedAt });
+    this.queue.push(msg);
     if (!this.running) void this.drain();
   }
 
@@ -50,8 +54,8 @@ export class Dispatcher {
     this.running = true;
     try {
       while (this.queue.length) {
-        const { msg, receivedAt } = this.queue.shift()!;
-        if (receivedAt < this.abortBefore && msg.header.msg_type === "execute_request") this.answerAborted(msg);
+        const msg = this.queue.shift()!;
+        if (this.aborting && msg.header.msg_type === "execute_request") this.answerAborted(msg);
         else await this.handle("shell", msg);
       }
     } finally {
@@ -77,8 +81,11 @@ export class Dispatcher {
     const ctx: RequestContext = {
       channel, msg,
       publish: (t, c, m) => this.publish(msg, t, c, m),
-      // Requests already received when the error happened were sent before the user could see it.
-      abortQueued: () => { this.abortBefore = monotonicMs(); },
+      abortQueued: () => {
+        if (this.aborting) return;
+        this.aborting = true;
+        setImmediate(() => { this.aborting = false; });
+      },
     };
     let content: Record<string, unknown> | null;
     try {

@@ -40,6 +40,7 @@ export async function startKernel(b: Boot): Promise<void> {
       typecheck: { mode: () => engine.checker.mode, setMode: (m) => { engine.checker.mode = m; }, unavailable: () => engine.checker.unavailable },
     }),
     runtime: loadRuntime,
+    pump: () => transport.pump(),
   }, log);
   registerBuiltinMagics(magics);
   // Memory history names the cell and line that allocated (the runtime reads this when it records stacks).
@@ -86,7 +87,7 @@ export async function startKernel(b: Boot): Promise<void> {
   process.on("unhandledRejection", reportAsync("unhandled rejection"));
   process.on("uncaughtException", reportAsync("uncaught exception"));
 
-  b.events.request = (channel, msg, receivedAt) => dispatcher.receive(channel, msg, receivedAt);
+  b.events.request = (channel, msg) => dispatcher.receive(channel, msg);
   b.events.stdin = (msg) => stdin.onReply(msg);
   b.events.interrupt = () => engine.interrupt();
   await b.started;

@@ -11,6 +11,7 @@ import { CellScope, OutputRouter } from "./output";
 import { InterruptError, isVmSigint } from "./interrupt";
 import { defaultOf, ModuleLoader } from "./modules";
 import { PendingCheck, TypeChecker } from "./checker";
+import { RELAY_PENDING } from "../transport/bridge-types";
 import { strictErrorContent, warningText } from "./diagnostics";
 import type { CellDiagnostic } from "./cell_language";
 
@@ -26,6 +27,11 @@ export interface EngineHooks {
   magic(name: string, args: string): Promise<unknown> | unknown;
   /** The runtime object (`torch`). */
   runtime(): unknown;
+  /**
+   * Sends what the transport's other thread queued for this one (optional;
+   * called from cells' loops when the flag array's RELAY_PENDING word is set).
+   */
+  pump?(): void;
 }
 
 /** A line that is a magic call: `%name args`. */
@@ -66,9 +72,14 @@ export class ExecutionEngine {
 
   private installRuntimeGlobal(): void {
     const flag = this.interruptFlag;
+    const pump = this.hooks.pump ?? (() => undefined);
     const runtime = {
       cell: { result: undefined as unknown },
-      check(): void { if (Atomics.load(flag, 0) !== 0) throw new InterruptError(); },
+      /** Called in every loop of a cell: stops it when interrupted, and lets the socket thread's messages out. */
+      check(): void {
+        if (Atomics.load(flag, 0) !== 0) throw new InterruptError();
+        if (Atomics.load(flag, RELAY_PENDING) !== 0) pump();
+      },
       import: (spec: string) => this.loader.import(spec),
       require: (spec: string) => this.loader.require(spec),
       defaultOf,

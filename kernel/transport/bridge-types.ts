@@ -1,25 +1,33 @@
 /**
- * Messages between the main thread (dispatcher, user code) and the transport
- * worker (sockets). Messages travel decoded; the worker signs and verifies.
+ * Messages between the main thread (dispatcher, user code, shell and iopub
+ * sockets) and the socket worker (control, stdin, heartbeat). Messages travel
+ * decoded; each thread signs and verifies what its own sockets carry.
  */
 import type { Channel, Message } from "../protocol/message";
 import type { ConnectionInfo } from "../protocol/connection";
 
 export interface WorkerInit {
   info: ConnectionInfo;
-  /** Int32Array over a SharedArrayBuffer; index 0 is set to 1 to interrupt the running cell. */
+  /**
+   * Int32Array over a SharedArrayBuffer: index 0 is set to 1 to interrupt the
+   * running cell; index RELAY_PENDING to 1 when the relay ring has messages.
+   */
   interruptFlag: SharedArrayBuffer;
   /** Holds stdin replies for a cell that waits synchronously (`prompt()`): see StdinMailbox. */
   stdinBox: SharedArrayBuffer;
-  /** The SharedRing (ring.ts) that carries outgoing messages from the main thread. */
+  /** The SharedRing (ring.ts) that carries control and stdin messages from the main thread. */
   outRing: SharedArrayBuffer;
+  /** The SharedRing that carries this thread's iopub messages (signed) to the main thread. */
+  relayRing: SharedArrayBuffer;
   /** Static kernel_info content, so the worker can answer on control without the main thread. */
   kernelInfo: Record<string, unknown>;
 }
 
 export type ToMain =
-  | { kind: "ready"; ports: Record<string, number> }
-  | { kind: "request"; channel: "shell" | "control"; msg: Message; receivedAt: number }
+  | { kind: "ready" }
+  | { kind: "request"; channel: "control"; msg: Message }
+  /** The relay ring has iopub messages to send. */
+  | { kind: "relay" }
   | { kind: "stdin"; msg: Message }
   | { kind: "interrupt" }
   | { kind: "log"; text: string };
@@ -27,10 +35,13 @@ export type ToMain =
 export type ToWorker =
   | { kind: "send"; channel: Channel; msg: Message }
   | { kind: "shutdown-handled" }
-  /** The main thread is ready: requests held since start go to it now. */
-  | { kind: "serving" }
   | { kind: "device-usage"; devices: Record<string, unknown> }
   | { kind: "close" };
+
+/** Index in the interrupt flag array that says the relay ring has messages. */
+export const RELAY_PENDING = 1;
+/** Length of the interrupt flag array (Int32 elements). */
+export const FLAG_WORDS = 2;
 
 /** Layout of the stdin mailbox: [state, byteLength] as Int32, then UTF-8 bytes. */
 export const STDIN_HEADER_BYTES = 8;

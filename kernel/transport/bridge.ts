@@ -1,76 +1,206 @@
 /**
- * Main-thread side of the transport: starts the socket worker and passes
- * messages to and from it. Knows nothing of zeromq itself.
+ * The main thread's side of the transport. It owns the two sockets every
+ * request goes through: shell (ROUTER) and iopub (XPUB). Sends on them are
+ * synchronous hand-offs to zeromq's I/O thread (send timeout 0), so output a
+ * cell prints reaches the client at once, even while the cell keeps this
+ * thread busy, and a request costs no hop between threads.
+ *
+ * The socket worker (worker.ts) owns control, stdin and heartbeat, which must
+ * answer while user code holds this thread. Control and stdin messages to the
+ * worker go through a shared ring; the iopub messages the worker publishes
+ * come back through another (the relay), emptied here when this thread is
+ * free (the worker posts a wake-up) and from inside cells' loops (`pump`,
+ * called by the interrupt check).
  */
 import { Worker } from "worker_threads";
 import { join } from "path";
-import type { Channel, Message } from "../protocol/message";
-import type { ConnectionInfo } from "../protocol/connection";
-import { encode, Signer } from "../protocol/wire";
-import { packFrames, SharedRing } from "./ring";
+import * as zmq from "zeromq";
+import { Message, Origin, reply } from "../protocol/message";
+import { ConnectionInfo, endpoint } from "../protocol/connection";
+import { decode, encode, Signer, WireError } from "../protocol/wire";
+import { packFrames, SharedRing, unpackFrames } from "./ring";
 import {
-  STDIN_CAPACITY_BYTES, STDIN_EMPTY, STDIN_FULL, STDIN_HEADER_BYTES, ToMain, ToWorker,
+  FLAG_WORDS, RELAY_PENDING, STDIN_CAPACITY_BYTES, STDIN_EMPTY, STDIN_FULL, STDIN_HEADER_BYTES, ToMain, ToWorker,
 } from "./bridge-types";
 
 export interface TransportEvents {
-  request(channel: "shell" | "control", msg: Message, receivedAt: number): void;
+  request(channel: "shell" | "control", msg: Message): void;
   stdin(msg: Message): void;
   interrupt(): void;
   log(text: string): void;
 }
 
-/** Size of the outgoing ring: messages up to half of it travel through it. */
-const kRingBytes = 8 << 20;
-const unsigned = new Signer("");
+/** Size of the ring to the worker: messages up to half of it travel through it. */
+const kRingBytes = 1 << 20;
+/** Size of the relay ring (the worker's iopub messages: status around control requests). */
+const kRelayBytes = 1 << 20;
+/** How long a boot-time kernel_info reply waits for an iopub subscriber (whose busy/idle clients wait for). */
+const kSubscriberWaitMs = 250;
+/** How long zeromq may keep trying to deliver queued messages once a socket is closed (ms). */
+const kLingerMs = 1000;
 
 export class Transport {
-  readonly interruptFlag = new Int32Array(new SharedArrayBuffer(4));
+  /** [0]: the interrupt flag; [RELAY_PENDING]: the relay has messages. */
+  readonly interruptFlag = new Int32Array(new SharedArrayBuffer(4 * FLAG_WORDS));
   private readonly stdinBox = new SharedArrayBuffer(STDIN_HEADER_BYTES + STDIN_CAPACITY_BYTES);
   private worker?: Worker;
-  /** Outgoing messages, serialized here and signed and sent by the worker. */
   private readonly ring = new SharedRing(kRingBytes);
+  private readonly relay = new SharedRing(kRelayBytes);
+  private shell?: zmq.Router;
+  private iopub?: zmq.XPublisher;
+  private signer = new Signer("");
+  private origin: Origin = { session: "", username: "kernel" };
+  private kernelInfoContent: Record<string, unknown> = {};
+  /** Until the kernel serves, requests wait here (a kernel_info with nothing ahead is answered at once). */
+  private serving_ = false;
+  private readonly early: { channel: "shell" | "control"; msg: Message }[] = [];
+  private subscribed = false;
+  private readonly subscriberWaiters: (() => void)[] = [];
+  private closed = false;
 
   constructor(private readonly events: TransportEvents) {}
 
-  /** Starts the worker and resolves once every socket is bound. */
+  /** Binds shell and iopub here, starts the worker for the others; resolves once every socket is bound. */
   start(info: ConnectionInfo, kernelInfo: Record<string, unknown>): Promise<void> {
+    this.signer = new Signer(info.key, info.signature_scheme);
+    this.origin = { session: String(kernelInfo.session ?? ""), username: "kernel" };
+    this.kernelInfoContent = (({ session: _s, ...rest }) => rest)(kernelInfo);
     const worker = new Worker(join(__dirname, "worker.js"), {
-      workerData: { info, interruptFlag: this.interruptFlag.buffer, stdinBox: this.stdinBox, kernelInfo, outRing: this.ring.buffer },
+      workerData: {
+        info, interruptFlag: this.interruptFlag.buffer, stdinBox: this.stdinBox, kernelInfo,
+        outRing: this.ring.buffer, relayRing: this.relay.buffer,
+      },
       stdout: false, stderr: false,
     });
     this.worker = worker;
-    return new Promise((resolve, reject) => {
+    const workerReady = new Promise<void>((resolve, reject) => {
       worker.once("error", reject);
-      // A worker that ends before it is ready could not bind the sockets (it has logged why).
-      worker.once("exit", (code) => reject(new Error(`the socket thread ended (exit code ${code}) before the sockets were bound`)));
+      // A worker that ends before it is ready could not bind its sockets (it has logged why).
+      worker.once("exit", (code) => reject(new Error(`cannot bind kernel sockets: the socket thread ended (exit code ${code})`)));
       worker.on("message", (m: ToMain) => {
         switch (m.kind) {
           case "ready": resolve(); break;
-          case "request": this.events.request(m.channel, m.msg, m.receivedAt); break;
+          case "request": this.deliver(m.channel, m.msg); break;
+          case "relay": this.pump(); break;
           case "stdin": this.events.stdin(m.msg); break;
           case "interrupt": this.events.interrupt(); break;
           case "log": this.events.log(m.text); break;
         }
       });
     });
+    workerReady.catch(() => undefined);
+    const own = this.bindOwn(info);
+    own.catch(() => undefined);
+    return Promise.all([own, workerReady]).then(() => undefined);
   }
 
-  /** Queues a message for the wire; the worker signs and sends it, even while this thread stays busy. */
-  send(channel: Channel, msg: Message): void {
-    const parts = packFrames(channel, encode(msg, unsigned));
+  private async bindOwn(info: ConnectionInfo): Promise<void> {
+    const shell = new zmq.Router({ sendTimeout: 0, linger: kLingerMs });
+    const iopub = new zmq.XPublisher({ sendTimeout: 0, linger: kLingerMs });
+    this.shell = shell;
+    this.iopub = iopub;
+    try {
+      await shell.bind(endpoint(info, Number(info.shell_port)));
+      await iopub.bind(endpoint(info, Number(info.iopub_port)));
+    } catch (e) {
+      throw new Error(`cannot bind kernel sockets: ${(e as Error).message}`);
+    }
+    void this.serveShell().catch((e) => this.stopped("shell", e));
+    void this.serveSubscriptions().catch((e) => this.stopped("iopub", e));
+  }
+
+  private stopped(name: string, e: unknown): void {
+    if (!this.closed) this.events.log(`${name} socket stopped: ${(e as Error)?.stack ?? e}`);
+  }
+
+  private async serveShell(): Promise<void> {
+    for await (const frames of this.shell!) {
+      let msg: Message;
+      try {
+        msg = decode(frames, this.signer);
+      } catch (e) {
+        this.events.log(`dropped a shell message: ${e instanceof WireError ? e.message : (e as Error).stack}`);
+        continue;
+      }
+      this.deliver("shell", msg);
+    }
+  }
+
+  /** XPUB hears subscriptions: each one is welcomed (`iopub_welcome`, JEP 65), and the first releases a waiting early reply. */
+  private async serveSubscriptions(): Promise<void> {
+    for await (const [frame] of this.iopub!) {
+      if (!frame.length || frame[0] !== 1) continue;
+      this.sendFrames(this.iopub, encode(reply(undefined, "iopub_welcome", { subscription: frame.subarray(1).toString("utf8") }, this.origin), this.signer));
+      if (!this.subscribed) {
+        this.subscribed = true;
+        for (const w of this.subscriberWaiters.splice(0)) w();
+      }
+    }
+  }
+
+  private deliver(channel: "shell" | "control", msg: Message): void {
+    if (this.serving_) { this.events.request(channel, msg); return; }
+    if (channel === "shell" && msg.header.msg_type === "kernel_info_request" && !this.early.some((r) => r.channel === "shell")) {
+      void this.answerEarlyKernelInfo(msg);
+      return;
+    }
+    this.early.push({ channel, msg });
+  }
+
+  /** A client polls kernel_info until the kernel is up: answer it before the engine has loaded. */
+  private async answerEarlyKernelInfo(msg: Message): Promise<void> {
+    if (!this.subscribed) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, kSubscriberWaitMs);
+        this.subscriberWaiters.push(() => { clearTimeout(timer); resolve(); });
+      });
+    }
+    this.send("iopub", reply(msg, "status", { execution_state: "busy" }, this.origin));
+    this.send("shell", reply(msg, "kernel_info_reply", this.kernelInfoContent, this.origin));
+    this.send("iopub", reply(msg, "status", { execution_state: "idle" }, this.origin));
+  }
+
+  /** Says the kernel handles requests now: those held since start are delivered, in order. */
+  serving(): void {
+    this.serving_ = true;
+    for (const r of this.early.splice(0)) this.events.request(r.channel, r.msg);
+  }
+
+  /**
+   * Sends a message. Shell and iopub go out from here at once; control and
+   * stdin through the worker, which signs and sends them even while this
+   * thread stays busy.
+   */
+  send(channel: "shell" | "control" | "iopub" | "stdin", msg: Message): void {
+    if (channel === "shell" || channel === "iopub") {
+      // A message sent before the worker's iopub messages waiting in the relay would overtake them.
+      if (channel === "iopub") this.pump();
+      this.sendFrames(channel === "shell" ? this.shell : this.iopub, encode(msg, this.signer));
+      return;
+    }
+    const parts = packFrames(channel, encode(msg, new Signer("")));
     if (parts.reduce((n, p) => n + p.length, 0) <= this.ring.maxRecord) { this.ring.write(parts); return; }
     // Too large for the ring: once the worker has caught up, hand it over by message (order is kept).
     this.ring.waitEmpty();
     this.post({ kind: "send", channel, msg });
   }
 
+  private sendFrames(sock: zmq.Router | zmq.XPublisher | undefined, frames: Buffer[]): void {
+    if (!sock || sock.closed) return;
+    sock.send(frames).catch((e: Error) => { if (!this.closed) this.events.log(`send failed: ${e.message}`); });
+  }
+
+  /** Sends the iopub messages the worker left in the relay. Cheap when there are none. */
+  pump(): void {
+    if (Atomics.load(this.interruptFlag, RELAY_PENDING) === 0) return;
+    Atomics.store(this.interruptFlag, RELAY_PENDING, 0);
+    for (const record of this.relay.drain()) this.sendFrames(this.iopub, unpackFrames(record).frames);
+  }
+
   /** The device figures the worker puts in usage_reply. */
   deviceUsage(devices: Record<string, unknown>): void { this.post({ kind: "device-usage", devices }); }
 
   shutdownHandled(): void { this.post({ kind: "shutdown-handled" }); }
-
-  /** Says the main thread handles requests now; until then the worker holds them (and answers kernel_info itself). */
-  serving(): void { this.post({ kind: "serving" }); }
 
   /**
    * Starts the SIGINT watcher thread (see sigint.ts): from then on SIGINT
@@ -90,6 +220,10 @@ export class Transport {
 
   /** Flushes pending sends, closes the sockets, and resolves when the worker has ended. */
   close(): Promise<void> {
+    this.pump();
+    this.closed = true;
+    this.shell?.close();
+    this.iopub?.close();
     const w = this.worker;
     if (!w) return Promise.resolve();
     return new Promise((resolve) => {
@@ -107,6 +241,7 @@ export class Transport {
     const header = new Int32Array(this.stdinBox, 0, 2);
     while (Atomics.load(header, 0) !== STDIN_FULL) {
       if (Atomics.load(this.interruptFlag, 0) !== 0) return null;
+      this.pump();
       Atomics.wait(header, 0, STDIN_EMPTY, 50);
     }
     const length = Atomics.load(header, 1);

@@ -1,18 +1,23 @@
 /**
- * The transport worker: the only code that owns the kernel's zeromq sockets.
- * It runs on its own thread so that heartbeat, control and interrupt keep
- * answering while user code holds the main thread in a synchronous loop.
+ * The socket worker: owns the control, stdin and heartbeat sockets, on its
+ * own thread, so that heartbeat, control (interrupt, kernel_info, usage,
+ * shutdown) and stdin replies keep working while user code holds the main
+ * thread in a synchronous loop. Shell and iopub, the sockets every request
+ * goes through, belong to the main thread (see bridge.ts): no thread hop on
+ * the hot path. What this thread publishes (busy/idle around the control
+ * requests it answers) goes to the main thread through the iopub relay ring,
+ * which the main thread empties when it is free and from inside cell loops.
  */
 import { parentPort, workerData } from "worker_threads";
 import * as zmq from "zeromq";
 import { decode, encode, signFrames, Signer, WireError } from "../protocol/wire";
-import { SharedRing, unpackFrames } from "./ring";
+import { packFrames, SharedRing, unpackFrames } from "./ring";
 import { Message, Origin, reply, replyType } from "../protocol/message";
 import { endpoint } from "../protocol/connection";
 import { Outbox } from "./outbox";
 import { processUsage } from "../usage";
 import {
-  STDIN_CAPACITY_BYTES, STDIN_FULL, STDIN_HEADER_BYTES, ToMain, ToWorker, WorkerInit,
+  RELAY_PENDING, STDIN_CAPACITY_BYTES, STDIN_FULL, STDIN_HEADER_BYTES, ToMain, ToWorker, WorkerInit,
 } from "./bridge-types";
 
 const init = workerData as WorkerInit;
@@ -29,37 +34,40 @@ const kShutdownGraceMs = 1500;
 /** How long the worker leaves zeromq to put queued replies on the wire before it ends a stuck process. */
 const kWireFlushMs = 200;
 
-import { monotonicMs } from "./clock";
-
 function toMain(m: ToMain): void { port.postMessage(m); }
 function log(text: string): void { toMain({ kind: "log", text }); }
 
-const shell = new zmq.Router();
 const control = new zmq.Router();
 const stdin = new zmq.Router();
-// XPUB: a publisher that also hears subscriptions, so the kernel knows when a client listens.
-const iopub = new zmq.XPublisher();
 const hb = new zmq.Reply();
 
 const onSendError = (e: Error) => log(`send failed: ${e.message}`);
 const outboxes = {
-  shell: new Outbox((f) => shell.send(f), onSendError),
   control: new Outbox((f) => control.send(f), onSendError),
   stdin: new Outbox((f) => stdin.send(f), onSendError),
-  iopub: new Outbox((f) => iopub.send(f), onSendError),
 };
+
+const outRing = new SharedRing(init.outRing);
+const relay = new SharedRing(init.relayRing);
+
+/** Publishes on iopub through the main thread: signed here, sent there as soon as it can. */
+function publish(msg: Message): void {
+  const frames = encode(msg, signer);
+  relay.write(packFrames("iopub", frames));
+  Atomics.store(interruptFlag, RELAY_PENDING, 1);
+  toMain({ kind: "relay" });
+}
 
 function send(channel: keyof typeof outboxes, msg: Message): void {
   outboxes[channel].push(encode(msg, signer));
 }
 
-const outRing = new SharedRing(init.outRing);
-
-/** Signs and sends what the main thread put in the ring. */
+/** Signs and sends what the main thread put in the ring (control replies, input requests). */
 function drainRing(): void {
   for (const record of outRing.drain()) {
     const { channel, frames } = unpackFrames(record);
-    outboxes[channel].push(signFrames(frames, signer));
+    if (channel === "control" || channel === "stdin") outboxes[channel].push(signFrames(frames, signer));
+    else log(`the ring carried a ${channel} message; only control and stdin go through this thread`);
   }
 }
 
@@ -78,19 +86,10 @@ function revive(msg: Message): Message {
   return msg;
 }
 
-async function bindAll(): Promise<Record<string, number>> {
+async function bindAll(): Promise<void> {
   const info = init.info;
-  const pairs: [zmq.Socket, string][] = [
-    [shell, "shell_port"], [control, "control_port"], [stdin, "stdin_port"],
-    [iopub, "iopub_port"], [hb, "hb_port"],
-  ];
-  const ports: Record<string, number> = {};
-  for (const [sock, key] of pairs) {
-    const p = Number((info as any)[key]);
-    await sock.bind(endpoint(info, p));
-    ports[key] = p;
-  }
-  return ports;
+  const pairs: [zmq.Socket, number][] = [[control, info.control_port], [stdin, info.stdin_port], [hb, info.hb_port]];
+  for (const [sock, p] of pairs) await sock.bind(endpoint(info, Number(p)));
 }
 
 function decodeOrLog(frames: Buffer[], channel: string): Message | null {
@@ -105,57 +104,6 @@ function decodeOrLog(frames: Buffer[], channel: string): Message | null {
 
 async function serveHeartbeat(): Promise<void> {
   for await (const frames of hb) await hb.send(frames);
-}
-
-/**
- * Until the main thread has loaded (see "serving"), requests wait here; a
- * kernel_info_request with nothing ahead of it is answered by this thread,
- * so that a client sees the kernel ready as soon as its sockets are bound.
- */
-let mainServing = false;
-const early: ToMain[] = [];
-
-function toDispatcher(channel: "shell" | "control", msg: Message): void {
-  const m: ToMain = { kind: "request", channel, msg, receivedAt: monotonicMs() };
-  if (mainServing) toMain(m); else early.push(m);
-}
-
-async function serveShell(): Promise<void> {
-  for await (const frames of shell) {
-    const msg = decodeOrLog(frames, "shell");
-    if (!msg) continue;
-    if (!mainServing && msg.header.msg_type === "kernel_info_request" && !early.some((m) => m.kind === "request" && m.channel === "shell")) {
-      void answerEarlyKernelInfo(msg);
-      continue;
-    }
-    toDispatcher("shell", msg);
-  }
-}
-
-/** How long a boot-time kernel_info reply waits for an iopub subscriber (whose busy/idle clients wait for). */
-const kSubscriberWaitMs = 250;
-let subscribed = false;
-const subscriberWaiters: (() => void)[] = [];
-
-async function serveSubscriptions(): Promise<void> {
-  for await (const [frame] of iopub) {
-    if (frame.length && frame[0] === 1 && !subscribed) {
-      subscribed = true;
-      for (const w of subscriberWaiters.splice(0)) w();
-    }
-  }
-}
-
-async function answerEarlyKernelInfo(msg: Message): Promise<void> {
-  if (!subscribed) {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, kSubscriberWaitMs);
-      subscriberWaiters.push(() => { clearTimeout(timer); resolve(); });
-    });
-  }
-  send("iopub", reply(msg, "status", { execution_state: "busy" }, origin));
-  send("shell", reply(msg, "kernel_info_reply", kernelInfoContent, origin));
-  send("iopub", reply(msg, "status", { execution_state: "idle" }, origin));
 }
 
 async function serveStdin(): Promise<void> {
@@ -176,9 +124,9 @@ let devices: Record<string, unknown> | undefined;
 
 /** Answers a control request here, without the main thread (which may be busy). */
 function answerOnControl(msg: Message, content: Record<string, unknown>): void {
-  send("iopub", reply(msg, "status", { execution_state: "busy" }, origin));
+  publish(reply(msg, "status", { execution_state: "busy" }, origin));
   send("control", reply(msg, replyType(msg.header.msg_type), content, origin));
-  send("iopub", reply(msg, "status", { execution_state: "idle" }, origin));
+  publish(reply(msg, "status", { execution_state: "idle" }, origin));
 }
 
 async function serveControl(): Promise<void> {
@@ -204,7 +152,7 @@ async function serveControl(): Promise<void> {
     if (type === "shutdown_request") {
       // The main thread releases native resources and exits; if it is stuck
       // in user code, answer here and end the process after a grace period.
-      toDispatcher("control", msg);
+      toMain({ kind: "request", channel: "control", msg });
       shutdownTimer = setTimeout(() => {
         answerOnControl(msg, { status: "ok", restart: Boolean(msg.content.restart) });
         // Sends resolve when zeromq has queued the frames; its I/O thread still has to write them.
@@ -214,27 +162,26 @@ async function serveControl(): Promise<void> {
       }, kShutdownGraceMs);
       continue;
     }
-    toDispatcher("control", msg);
+    toMain({ kind: "request", channel: "control", msg });
   }
 }
 
 port.on("message", (m: ToWorker) => {
   if (m.kind === "send") { drainRing(); send(m.channel as keyof typeof outboxes, revive(m.msg)); }
   else if (m.kind === "device-usage") devices = m.devices;
-  else if (m.kind === "serving") { mainServing = true; for (const r of early.splice(0)) toMain(r); }
   else if (m.kind === "shutdown-handled") { if (shutdownTimer) clearTimeout(shutdownTimer); }
   else if (m.kind === "close") {
     drainRing();
     Promise.all(Object.values(outboxes).map((o) => o.drain())).finally(() => {
-      for (const s of [shell, control, stdin, iopub, hb]) s.close();
+      for (const s of [control, stdin, hb]) s.close();
       port.close();
     });
   }
 });
 
-bindAll().then((ports) => {
-  toMain({ kind: "ready", ports });
-  for (const serve of [serveHeartbeat, serveShell, serveStdin, serveControl, serveSubscriptions, serveRing]) {
+bindAll().then(() => {
+  toMain({ kind: "ready" });
+  for (const serve of [serveHeartbeat, serveStdin, serveControl, serveRing]) {
     serve().catch((e) => { if (!String(e?.message).includes("closed")) log(`${serve.name} stopped: ${e?.stack ?? e}`); });
   }
 }).catch((e) => {
