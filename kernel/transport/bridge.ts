@@ -96,7 +96,8 @@ export class Transport {
 
   private async bindOwn(info: ConnectionInfo): Promise<void> {
     const shell = new zmq.Router({ sendTimeout: 0, linger: kLingerMs });
-    const iopub = new zmq.XPublisher({ sendTimeout: 0, linger: kLingerMs });
+    // allSubs: every subscriber's subscription is seen (and welcomed), not only the first one of a topic.
+    const iopub = new zmq.XPublisher({ sendTimeout: 0, linger: kLingerMs, verbosity: "allSubs" });
     this.shell = shell;
     this.iopub = iopub;
     try {

@@ -6,7 +6,9 @@
 import { mkdtempSync, rmSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
+import * as zmq from "zeromq";
 import { KernelClient } from "../../kernel/transport/client";
+import { decode, Signer } from "../../kernel/protocol/wire";
 import type { Message } from "../../kernel/protocol/message";
 import { ofType, sleep, startKernel, stdout } from "../helpers";
 
@@ -48,6 +50,37 @@ describe("transport", () => {
       expect((await k.request("kernel_info_request", {}, "control")).reply.content.implementation).toBe("tsgpu");
     } finally {
       expect(await k.shutdown()).toBe(0);
+    }
+  });
+
+  test("iopub is XPUB: every new subscriber is sent iopub_welcome (JEP 65)", async () => {
+    const k = await startKernel({ env: historyEnv() });
+    const sub = new zmq.Subscriber({ receiveTimeout: 5000 });
+    try {
+      sub.connect(`tcp://${k.info.ip}:${k.info.iopub_port}`);
+      sub.subscribe();
+      const msg = decode(await sub.receive(), new Signer(k.info.key, k.info.signature_scheme));
+      expect(msg.header.msg_type).toBe("iopub_welcome");
+      expect(msg.content).toEqual({ subscription: "" });
+    } finally {
+      sub.close();
+      await k.shutdown();
+    }
+  });
+
+  test("the status around a control request gets out while a cell spins (relayed from the socket thread)", async () => {
+    const k = await startKernel({ env: historyEnv() });
+    try {
+      const running = k.execute("let n = 0;\nwhile (true) { n++; }");
+      await sleep(200);
+      const from = k.iopubLog.length;
+      const { reply } = await k.request("usage_request", {}, "control", 2000);
+      const states = childrenOf(k, from, reply.parent_header.msg_id).filter((m) => m.header.msg_type === "status").map((m) => m.content.execution_state);
+      expect(states).toEqual(["busy", "idle"]);
+      await k.request("interrupt_request", {}, "control");
+      expect((await running).reply.content.ename).toBe("InterruptError");
+    } finally {
+      await k.shutdown();
     }
   });
 });
