@@ -20,6 +20,9 @@ export function log(text: string): void {
   try { writeSync(2, `[tsgpu] ${text}\n`); } catch { /* stderr closed */ }
 }
 
+/** How long after binding the engine waits for a client's first kernel_info before it loads anyway (ms). */
+const kEngineWaitMs = 150;
+
 export interface Boot {
   info: ConnectionInfo;
   origin: Origin;
@@ -28,6 +31,14 @@ export interface Boot {
   transport: Transport;
   /** Resolves once every socket is bound. */
   started: Promise<void>;
+  /**
+   * Resolves when the engine should load: once the client's first
+   * kernel_info was answered (it polls until the kernel is up), or
+   * kEngineWaitMs after shell and iopub are bound if none came, or at once
+   * if they cannot be bound. Loading blocks this thread for a while; a
+   * client waiting to hear that the kernel is up is answered first.
+   */
+  engineCue: Promise<void>;
   /** Where transport events go; the kernel fills it in before it calls `transport.serving()`. */
   events: TransportEvents;
 }
@@ -51,5 +62,9 @@ export function boot(connectionFile: string): Boot {
   });
   const started = transport.start(info, { ...staticInfo, session: origin.session });
   started.catch(() => undefined);
-  return { info, origin, staticInfo, transport, started, events };
+  const engineCue = new Promise<void>((resolve) => {
+    void transport.firstReply.then(resolve);
+    transport.ownBound.then(() => { setTimeout(resolve, kEngineWaitMs); }, () => resolve());
+  });
+  return { info, origin, staticInfo, transport, started, events, engineCue };
 }

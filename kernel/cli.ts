@@ -25,6 +25,7 @@ async function main(argv: string[]): Promise<number> {
       if (!args[0]) { process.stderr.write("tsgpu kernel: expected a connection file\n"); return 2; }
       // Sockets first (on their own thread), then the engine: see boot.ts.
       const b = (require("./boot") as typeof import("./boot")).boot(args[0]);
+      await b.engineCue;
       const { startKernel } = await import("./kernel");
       try {
         await startKernel(b);

@@ -4,10 +4,25 @@
  * blocks the kernel's main thread.
  */
 import { parentPort, workerData } from "worker_threads";
+import { readlinkSync } from "fs";
+import { setPriority } from "os";
 import { CellLanguage } from "./cell_language";
 import type { CheckerReply, CheckerRequest } from "./checker_protocol";
 
 const port = parentPort!;
+
+/** Niceness of this thread: checking is background work and must not slow the cells beside it. */
+const kCheckerNice = 10;
+
+/** Lowers this thread's scheduling priority (Linux: a thread id is a pid to setpriority). Best effort. */
+function lowerPriority(): void {
+  if (process.env.TSGPU_CHECKER_NICE === "0") return;
+  try {
+    const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
+    if (tid > 0) setPriority(tid, kCheckerNice);
+  } catch { /* not Linux, or not allowed: run at normal priority */ }
+}
+lowerPriority();
 const queue: CheckerRequest[] = [];
 let language: CellLanguage | undefined;
 let scheduled = false;

@@ -57,8 +57,13 @@ export class Transport {
   private subscribed = false;
   private readonly subscriberWaiters: (() => void)[] = [];
   private closed = false;
+  private answeredEarly!: () => void;
+  /** Resolves when a kernel_info_request was answered before the kernel served (the client knows it is up). */
+  readonly firstReply = new Promise<void>((resolve) => { this.answeredEarly = resolve; });
+  /** Resolves once shell and iopub are bound (rejects if they cannot be). */
+  ownBound: Promise<void> = Promise.reject(new Error("the transport was not started"));
 
-  constructor(private readonly events: TransportEvents) {}
+  constructor(private readonly events: TransportEvents) { this.ownBound.catch(() => undefined); }
 
   /** Binds shell and iopub here, starts the worker for the others; resolves once every socket is bound. */
   start(info: ConnectionInfo, kernelInfo: Record<string, unknown>): Promise<void> {
@@ -91,6 +96,7 @@ export class Transport {
     workerReady.catch(() => undefined);
     const own = this.bindOwn(info);
     own.catch(() => undefined);
+    this.ownBound = own;
     return Promise.all([own, workerReady]).then(() => undefined);
   }
 
@@ -159,6 +165,7 @@ export class Transport {
     this.send("iopub", reply(msg, "status", { execution_state: "busy" }, this.origin));
     this.send("shell", reply(msg, "kernel_info_reply", this.kernelInfoContent, this.origin));
     this.send("iopub", reply(msg, "status", { execution_state: "idle" }, this.origin));
+    this.answeredEarly();
   }
 
   /** Says the kernel handles requests now: those held since start are delivered, in order. */
