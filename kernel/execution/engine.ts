@@ -11,6 +11,7 @@ import { CellScope, OutputRouter } from "./output";
 import { InterruptError, isVmSigint } from "./interrupt";
 import { defaultOf, ModuleLoader } from "./modules";
 import { PendingCheck, TypeChecker } from "./checker";
+import { CachedCell, CellCache } from "./cell_cache";
 import { RELAY_PENDING } from "../transport/bridge-types";
 import { strictErrorContent, warningText } from "./diagnostics";
 import type { CellDiagnostic } from "./cell_language";
@@ -60,6 +61,8 @@ export class ExecutionEngine {
   readonly loader: ModuleLoader;
   /** Type checking, completion and inspection (the checker thread). */
   readonly checker: TypeChecker;
+  /** Transpiled scripts and code caches of recent cell texts. */
+  readonly cellCache = new CellCache();
 
   constructor(private readonly router: OutputRouter, private readonly interruptFlag: Int32Array,
               private readonly hooks: EngineHooks, log: (text: string) => void = () => undefined) {
@@ -117,15 +120,16 @@ export class ExecutionEngine {
     const keepResult = !options.silent && !/;\s*$/.test(code.replace(/\/\/[^\n]*$/, "").trimEnd());
 
     const source = rewriteMagics(code);
-    let transpiled;
+    let cached: CachedCell;
     try {
-      transpiled = transpileCell(source, fileName, keepResult);
+      cached = this.cellCache.get(source, keepResult, () => transpileCell(source, fileName, keepResult));
     } catch (e) {
       if (e instanceof CellSyntaxError) {
         return { status: "error", executionCount, interrupted: false, error: syntaxErrorContent(rec, e.message, e.line, e.column) };
       }
       throw e;
     }
+    const transpiled = cached.transpiled;
     rec.compiled = transpiled;
     const mode = this.checker.mode;
     const check = this.checker.analyze(source);
@@ -148,6 +152,8 @@ export class ExecutionEngine {
       const runtime = (globalThis as any).__tsgpu;
       const cellState = { result: undefined as unknown };
       runtime.cell = cellState;
+      // No V8 code cache here: a script compiled from one takes the file name of the run that made it,
+      // and tracebacks find the cell by that name.
       const script = new Script(transpiled.script, { filename: fileName });
       this.checker.commit(check.seq);
       const promise = this.router.scopes.run(scope, () => script.runInThisContext({ breakOnSigint: true }) as Promise<void>);

@@ -218,6 +218,20 @@ describe("errors on the user's lines", () => {
     expect(tb).not.toMatch(/dist[\\/]kernel|node:internal/);
   });
 
+  test("a cell run again unchanged runs with the state of now, and its errors name the new run", async () => {
+    await k.execute("let reruns = 0;");
+    const again = "reruns += 1;\nif (reruns === 3) throw new Error(`third run`);\nreruns";
+    for (const expected of ["1", "2"]) expect(result((await k.execute(again)).outputs)).toBe(expected);
+    const { reply, outputs } = await k.execute(again);
+    const n = reply.content.execution_count;
+    const tb = ofType(outputs, "error")[0].content.traceback.join("\n");
+    expect(tb).toContain(`Cell In[${n}], line 2`);
+    expect(tb).toContain("---> 2 if (reruns === 3) throw new Error(`third run`);");
+    expect(result((await k.execute(again)).outputs)).toBe("4");
+    // The same text with a trailing `;` shows no result: it is a different cell.
+    expect(result((await k.execute(again + ";")).outputs)).toBeUndefined();
+  });
+
   test("a syntax error names line and column, and nothing of the cell runs", async () => {
     const { reply, outputs } = await k.execute("console.log('must not print');\nconst ok1 = 1;\nconst broken = (1 + ;");
     expect(reply.content.status).toBe("error");

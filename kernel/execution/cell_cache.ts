@@ -1,0 +1,31 @@
+/**
+ * Cells run again unchanged (the usual way to work in a notebook) skip the
+ * work that depends only on their text: stripping types and rewriting
+ * declarations (transpileCell). A cell's script does not depend on its
+ * execution count or file name, so one result serves every run.
+ */
+import type { TranspiledCell } from "./transpile";
+
+/** Texts remembered (least recently used ones are dropped). */
+const kCachedCells = 64;
+
+export interface CachedCell {
+  transpiled: TranspiledCell;
+}
+
+export class CellCache {
+  private readonly entries = new Map<string, CachedCell>();
+
+  /** The entry for a cell text (kept as the most recently used), made by `make` if there is none. */
+  get(source: string, keepResult: boolean, make: () => TranspiledCell): CachedCell {
+    const key = (keepResult ? "1" : "0") + source;
+    let entry = this.entries.get(key);
+    if (entry) this.entries.delete(key);
+    else entry = { transpiled: make() };
+    this.entries.set(key, entry);
+    if (this.entries.size > kCachedCells) this.entries.delete(this.entries.keys().next().value!);
+    return entry;
+  }
+
+  get size(): number { return this.entries.size; }
+}
