@@ -12,7 +12,7 @@ import { join } from "path";
 import { installSpecs, PY, ROOT } from "./peers";
 
 function main(): void {
-  const { prefix, share, versions, unavailable } = installSpecs(["python3", "deno", "tslab"]);
+  const { prefix, share, versions, unavailable } = installSpecs(["floor", "python3", "deno", "tslab"]);
   try {
     const args = [join(ROOT, "bench", "kernel_bench.py"),
       "--out", join(ROOT, "bench", "results", "kernel.json"), "--md", join(ROOT, "bench", "results", "kernel.md"),

@@ -2,7 +2,8 @@
  * Kernelspecs for the kernel benchmarks, written into a temporary prefix
  * (never the user's folders): tsgpu from this checkout, and the peers it is
  * measured against — ipykernel (Debian's python3-ipykernel), Deno's kernel
- * and tslab, npm packages installed outside the repository:
+ * and tslab, npm packages installed outside the repository — and the floor
+ * (floor_kernel.ts: a kernel that only answers, the harness's own cost). Peers:
  *   mkdir -p /tmp/peers && cd /tmp/peers && npm install deno tslab
  * (TSGPU_BENCH_PEERS names another folder). A peer that cannot run is
  * reported with the reason, never measured in its place.
@@ -43,7 +44,7 @@ export interface Specs {
 }
 
 /** Installs tsgpu's kernelspec and those of the peers named in `peers` that can run here. */
-export function installSpecs(peers: ("python3" | "deno" | "tslab")[]): Specs {
+export function installSpecs(peers: ("floor" | "python3" | "deno" | "tslab")[]): Specs {
   if (!existsSync(CLI)) throw new Error(`expected a built kernel at ${CLI}; run \`npm run build\` first`);
   const prefix = mkdtempSync(join(tmpdir(), "tsgpu-bench-specs-"));
   const share = join(prefix, "share", "jupyter");
@@ -52,6 +53,16 @@ export function installSpecs(peers: ("python3" | "deno" | "tslab")[]): Specs {
   if (!r.ok) throw new Error(`cannot install the tsgpu kernelspec: ${r.why}`);
   specs.versions.tsgpu = firstLine(run(process.execPath, [CLI, "--version"]));
 
+  if (peers.includes("floor")) {
+    // The harness's own cost: a kernel that only answers (floor_kernel.ts).
+    const dir = join(share, "kernels", "floor");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "kernel.json"), JSON.stringify({
+      argv: [process.execPath, join(ROOT, "dist", "bench", "floor_kernel.js"), "{connection_file}"],
+      display_name: "floor (answers only)", language: "typescript",
+    }, null, 2));
+    specs.versions.floor = `answers only, Node.js ${process.version}`;
+  }
   if (peers.includes("python3")) {
     r = run(PY, ["-c", "import ipykernel; print('ipykernel', ipykernel.__version__)"]);
     if (r.ok) specs.versions.python3 = firstLine(r);

@@ -70,6 +70,10 @@ export class Transport {
     this.signer = new Signer(info.key, info.signature_scheme);
     this.origin = { session: String(kernelInfo.session ?? ""), username: "kernel" };
     this.kernelInfoContent = (({ session: _s, ...rest }) => rest)(kernelInfo);
+    // Shell and iopub first: a client polls kernel_info there until the kernel answers.
+    const own = this.bindOwn(info);
+    own.catch(() => undefined);
+    this.ownBound = own;
     const worker = new Worker(join(__dirname, "worker.js"), {
       workerData: {
         info, interruptFlag: this.interruptFlag.buffer, stdinBox: this.stdinBox, kernelInfo,
@@ -94,9 +98,6 @@ export class Transport {
       });
     });
     workerReady.catch(() => undefined);
-    const own = this.bindOwn(info);
-    own.catch(() => undefined);
-    this.ownBound = own;
     return Promise.all([own, workerReady]).then(() => undefined);
   }
 
@@ -107,8 +108,7 @@ export class Transport {
     this.shell = shell;
     this.iopub = iopub;
     try {
-      await shell.bind(endpoint(info, Number(info.shell_port)));
-      await iopub.bind(endpoint(info, Number(info.iopub_port)));
+      await Promise.all([shell.bind(endpoint(info, Number(info.shell_port))), iopub.bind(endpoint(info, Number(info.iopub_port)))]);
     } catch (e) {
       throw new Error(`cannot bind kernel sockets: ${(e as Error).message}`);
     }

@@ -1,9 +1,11 @@
 /**
- * A single-producer, single-consumer byte ring in shared memory: how the
- * main thread hands outgoing messages to the socket worker. Cheaper than
- * postMessage (no structured clone, no event-loop turn on the main thread),
- * and the worker sees what a cell prints even while the cell holds the main
- * thread in a synchronous loop.
+ * A single-producer, single-consumer byte ring in shared memory, between
+ * the main thread and the socket worker: control replies and input requests
+ * go one way, the worker's iopub messages (the relay) the other. Cheaper than
+ * postMessage (no structured clone), and readable by a thread whose event
+ * loop is blocked: the worker reads the main thread's writes while a cell
+ * holds the main thread, and the main thread empties the relay from inside
+ * a cell's loops.
  *
  * Layout: Int32 [writeOffset, readOffset, writeCount, consumerSleeping], then `capacity`
  * data bytes. A record is a u32 length and its bytes, stored contiguously; a
