@@ -1,7 +1,8 @@
-"""What the kernel benchmarks' harnesses share: the machine they ran on, windowed medians."""
+"""What the kernel benchmarks' harnesses share: the machine they ran on, windowed medians, a series of cells."""
 import os
 import platform
 import statistics
+import time
 
 
 def median_window(values, center, half=5):
@@ -22,3 +23,26 @@ def machine():
     except OSError:
         pass
     return {"cpu": cpu, "cores": os.cpu_count(), "os": platform.platform(), "python": platform.python_version()}
+
+
+class SeriesError(RuntimeError):
+    """A series that stopped part way; keeps the round trips measured before."""
+    def __init__(self, message, done):
+        super().__init__(message)
+        self.done = done
+
+
+def run_cells(kc, code, n, timeout=60):
+    """Round trips (ms) of n cells of code, one after another (execute_interactive, until idle)."""
+    out = []
+    for i in range(n):
+        t0 = time.perf_counter()
+        try:
+            reply = kc.execute_interactive(code, timeout=timeout, output_hook=lambda m: None)
+        except Exception as e:
+            raise SeriesError(f"cell {i + 1}: {type(e).__name__}: {e}", out) from e
+        out.append((time.perf_counter() - t0) * 1e3)
+        if reply["content"]["status"] != "ok":
+            raise RuntimeError(f"cell {i + 1} answered {reply['content'].get('status')}: "
+                               f"{reply['content'].get('ename')}: {reply['content'].get('evalue')}")
+    return out

@@ -39,7 +39,7 @@ from queue import Empty
 
 from jupyter_client.manager import KernelManager, start_new_kernel
 
-from bench_common import machine, median_window
+from bench_common import machine, median_window, run_cells
 
 
 
@@ -65,21 +65,6 @@ def first_reply(name):
             raise RuntimeError("no kernel_info_reply within 60 s" if km.is_alive() else "the kernel died while starting")
 
 
-def run_cells(kc, code, count):
-    """Round trips (ms) of count cells of code, one after another."""
-    out = []
-    for i in range(count):
-        t0 = time.perf_counter()
-        try:
-            reply = kc.execute_interactive(code, timeout=30, output_hook=lambda m: None)
-        except Exception as e:
-            raise RuntimeError(f"cell {i + 1}: {type(e).__name__}: {e}") from e
-        out.append((time.perf_counter() - t0) * 1e3)
-        if reply["content"]["status"] != "ok":
-            raise RuntimeError(f"{code!r} answered {reply['content'].get('status')}: {reply['content'].get('evalue')}")
-    return out
-
-
 def measure(name, starts, cells, code, early, settle):
     start_times, ready_times, early_ms = [], [], []
     for _ in range(starts):
@@ -88,7 +73,7 @@ def measure(name, starts, cells, code, early, settle):
         try:
             # Cells need iopub connected (their idle comes there): wait as jupyter_client does, untimed.
             kc.wait_for_ready(timeout=60)
-            early_ms += run_cells(kc, code, early)
+            early_ms += run_cells(kc, code, early, timeout=30)
         finally:
             kc.stop_channels()
             km.shutdown_kernel(now=True)
@@ -102,7 +87,7 @@ def measure(name, starts, cells, code, early, settle):
             km.shutdown_kernel(now=True)
     try:
         time.sleep(max(0.0, settle - (time.perf_counter() - t0)))
-        ms = run_cells(kc, code, cells)
+        ms = run_cells(kc, code, cells, timeout=30)
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)

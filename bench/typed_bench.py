@@ -34,30 +34,8 @@ import time
 
 from jupyter_client.manager import start_new_kernel
 
-from bench_common import machine, median_window
+from bench_common import machine, median_window, run_cells, SeriesError
 
-
-
-class SeriesError(RuntimeError):
-    """A series that stopped part way; keeps the round trips measured before."""
-    def __init__(self, message, done):
-        super().__init__(message)
-        self.done = done
-
-
-def run_cells(kc, code, n):
-    out = []
-    for i in range(n):
-        t0 = time.perf_counter()
-        try:
-            reply = kc.execute_interactive(code, timeout=60, output_hook=lambda m: None)
-        except Exception as e:
-            raise SeriesError(f"cell {i + 1}: {type(e).__name__}: {e}", out) from e
-        out.append((time.perf_counter() - t0) * 1e3)
-        if reply["content"]["status"] != "ok":
-            raise RuntimeError(f"cell {i + 1} answered {reply['content'].get('status')}: "
-                               f"{reply['content'].get('ename')}: {reply['content'].get('evalue')}")
-    return out
 
 
 def stderr_of(kc, code):

@@ -36,6 +36,8 @@ const kRingBytes = 1 << 20;
 const kRelayBytes = 1 << 20;
 /** How long a boot-time kernel_info reply waits for an iopub subscriber (whose busy/idle clients wait for). */
 const kSubscriberWaitMs = 250;
+/** Frames for the worker travel unsigned: it signs them. */
+const unsigned = new Signer("");
 /** How long zeromq may keep trying to deliver queued messages once a socket is closed (ms). */
 const kLingerMs = 1000;
 
@@ -186,7 +188,7 @@ export class Transport {
       this.sendFrames(channel === "shell" ? this.shell : this.iopub, encode(msg, this.signer));
       return;
     }
-    const parts = packFrames(channel, encode(msg, new Signer("")));
+    const parts = packFrames(channel, encode(msg, unsigned));
     if (parts.reduce((n, p) => n + p.length, 0) <= this.ring.maxRecord) { this.ring.write(parts); return; }
     // Too large for the ring: once the worker has caught up, hand it over by message (order is kept).
     this.ring.waitEmpty();
