@@ -33,6 +33,7 @@ async function main(argv: string[]): Promise<number> {
         // Without its sockets a kernel can only end: say why (straight to fd 2: the kernel has taken over
         // process.stderr by now), and exit so the client sees it at once.
         try { writeSync(2, `tsgpu kernel: ${e instanceof Error ? e.message : e}\n`); } catch { /* stderr closed */ }
+        await b.transport.abort();
         process.exit(1);
       }
       return -1;

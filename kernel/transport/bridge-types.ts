@@ -19,6 +19,8 @@ export interface WorkerInit {
   outRing: SharedArrayBuffer;
   /** The SharedRing that carries this thread's iopub messages (signed) to the main thread. */
   relayRing: SharedArrayBuffer;
+  /** The process whose end ends the kernel: JPY_PARENT_PID (set by jupyter_client), else the parent at start. */
+  parentPid: number;
   /** Static kernel_info content, so the worker can answer on control without the main thread. */
   kernelInfo: Record<string, unknown>;
 }

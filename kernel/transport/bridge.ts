@@ -59,6 +59,7 @@ export class Transport {
   private subscribed = false;
   private readonly subscriberWaiters: (() => void)[] = [];
   private closed = false;
+  private workerReady: Promise<void> = Promise.resolve();
   private answeredEarly!: () => void;
   /** Resolves when a kernel_info_request was answered before the kernel served (the client knows it is up). */
   readonly firstReply = new Promise<void>((resolve) => { this.answeredEarly = resolve; });
@@ -80,6 +81,7 @@ export class Transport {
       workerData: {
         info, interruptFlag: this.interruptFlag.buffer, stdinBox: this.stdinBox, kernelInfo,
         outRing: this.ring.buffer, relayRing: this.relay.buffer,
+        parentPid: Number(process.env.JPY_PARENT_PID) || process.ppid,
       },
       stdout: false, stderr: false,
     });
@@ -100,6 +102,7 @@ export class Transport {
       });
     });
     workerReady.catch(() => undefined);
+    this.workerReady = workerReady;
     return Promise.all([own, workerReady]).then(() => undefined);
   }
 
@@ -109,10 +112,13 @@ export class Transport {
     const iopub = new zmq.XPublisher({ sendTimeout: 0, linger: kLingerMs, verbosity: "allSubs" });
     this.shell = shell;
     this.iopub = iopub;
-    try {
-      await Promise.all([shell.bind(endpoint(info, Number(info.shell_port))), iopub.bind(endpoint(info, Number(info.iopub_port)))]);
-    } catch (e) {
-      throw new Error(`cannot bind kernel sockets: ${(e as Error).message}`);
+    // Both binds settle before anything else happens: a process that exits while zeromq binds can crash.
+    const binds = await Promise.allSettled([shell.bind(endpoint(info, Number(info.shell_port))), iopub.bind(endpoint(info, Number(info.iopub_port)))]);
+    const failed = binds.find((b): b is PromiseRejectedResult => b.status === "rejected");
+    if (failed) {
+      shell.close();
+      iopub.close();
+      throw new Error(`cannot bind kernel sockets: ${(failed.reason as Error)?.message ?? failed.reason}`);
     }
     void this.serveShell().catch((e) => this.stopped("shell", e));
     void this.serveSubscriptions().catch((e) => this.stopped("iopub", e));
@@ -228,12 +234,21 @@ export class Transport {
     w.on("error", (e) => this.events.log(`SIGINT watcher stopped: ${e?.stack ?? e}`));
   }
 
+  /** After a failed start: ends the socket thread (its sockets closed) so that the process can exit cleanly. */
+  async abort(): Promise<void> {
+    // The socket thread must not be mid-bind when the process ends (zeromq can crash): let it finish first.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.workerReady.catch(() => undefined), new Promise((r) => { timer = setTimeout(r, 3000); })]);
+    clearTimeout(timer);
+    await this.close();
+  }
+
   /** Flushes pending sends, closes the sockets, and resolves when the worker has ended. */
   close(): Promise<void> {
     this.pump();
     this.closed = true;
-    this.shell?.close();
-    this.iopub?.close();
+    if (this.shell && !this.shell.closed) this.shell.close();
+    if (this.iopub && !this.iopub.closed) this.iopub.close();
     const w = this.worker;
     if (!w) return Promise.resolve();
     return new Promise((resolve) => {

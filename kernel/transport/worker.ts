@@ -9,6 +9,7 @@
  * which the main thread empties when it is free and from inside cell loops.
  */
 import { parentPort, workerData } from "worker_threads";
+import { writeSync } from "fs";
 import * as zmq from "zeromq";
 import { decode, encode, signFrames, Signer, WireError } from "../protocol/wire";
 import { packFrames, SharedRing, unpackFrames } from "./ring";
@@ -179,7 +180,29 @@ port.on("message", (m: ToWorker) => {
   }
 });
 
+/** How often the socket thread checks that the process that started the kernel still runs (ms). */
+const kParentPollMs = 1000;
+
+/** Whether a process exists (EPERM: it does, but is not ours to signal). */
+function exists(pid: number): boolean {
+  try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === "EPERM"; }
+}
+
+/** A kernel outlives no client that started it: once its parent process is gone, it ends. */
+function watchParent(): void {
+  const parent = init.parentPid;
+  if (!(parent > 1)) return;
+  const timer = setInterval(() => {
+    if (exists(parent)) return;
+    clearInterval(timer);
+    try { writeSync(2, `[tsgpu] the process that started the kernel (pid ${parent}) is gone; exiting\n`); } catch { /* stderr closed */ }
+    process.kill(process.pid, "SIGTERM");
+  }, kParentPollMs);
+  timer.unref();
+}
+
 bindAll().then(() => {
+  watchParent();
   toMain({ kind: "ready" });
   for (const serve of [serveHeartbeat, serveStdin, serveControl, serveRing]) {
     serve().catch((e) => { if (!String(e?.message).includes("closed")) log(`${serve.name} stopped: ${e?.stack ?? e}`); });

@@ -242,6 +242,31 @@ describe("interrupt and heartbeat", () => {
 });
 
 describe("start", () => {
+  test("a kernel whose parent process is gone ends by itself", async () => {
+    const { spawnSync } = await import("child_process");
+    const { mkdtempSync, writeFileSync } = await import("fs");
+    const { tmpdir } = await import("os");
+    const { join } = await import("path");
+    const net = await import("net");
+    const ports = await Promise.all([0, 1, 2, 3, 4].map(() => new Promise<number>((r) => {
+      const s2 = net.createServer().listen(0, "127.0.0.1", () => { const p = (s2.address() as any).port; s2.close(() => r(p)); });
+    })));
+    const file = join(mkdtempSync(join(tmpdir(), "tsgpu-orphan-")), "kernel.json");
+    writeFileSync(file, JSON.stringify({ transport: "tcp", ip: "127.0.0.1", shell_port: ports[0], control_port: ports[1],
+      stdin_port: ports[2], iopub_port: ports[3], hb_port: ports[4], key: "k", signature_scheme: "hmac-sha256" }));
+    // A shell starts the kernel in the background, naming itself as the parent as jupyter_client does, and
+    // exits at once: the kernel is left without its parent.
+    const sh = spawnSync("sh", ["-c", `JPY_PARENT_PID=$$ "${process.execPath}" "${CLI}" kernel "${file}" >/dev/null 2>&1 & echo $!`], { encoding: "utf8" });
+    const pid = Number(sh.stdout.trim());
+    expect(pid).toBeGreaterThan(0);
+    const alive = () => { try { process.kill(pid, 0); return true; } catch { return false; } };
+    const deadline = Date.now() + 10000;
+    while (alive() && Date.now() < deadline) await sleep(100);
+    const stillAlive = alive();
+    if (stillAlive) process.kill(pid, "SIGKILL");
+    expect(stillAlive).toBe(false);
+  });
+
   test("a kernel whose port is taken exits with the reason instead of hanging", async () => {
     const net = await import("net");
     const { spawn } = await import("child_process");
