@@ -1,4 +1,5 @@
 """What the kernel benchmarks' harnesses share: the machine they ran on, windowed medians, a series of cells."""
+import json
 import os
 import platform
 import statistics
@@ -46,3 +47,15 @@ def run_cells(kc, code, n, timeout=60):
             raise RuntimeError(f"cell {i + 1} answered {reply['content'].get('status')}: "
                                f"{reply['content'].get('ename')}: {reply['content'].get('evalue')}")
     return out
+
+
+def write_results(results, out, md, markdown):
+    """Writes the results as JSON to out and as a markdown table to md (each if given); prints the table."""
+    if out:
+        with open(out, "w") as f:
+            f.write(json.dumps(results, indent=2) + "\n")
+    table = markdown(results)
+    if md:
+        with open(md, "w") as f:
+            f.write(table)
+    print(table)

@@ -39,7 +39,7 @@ from queue import Empty
 
 from jupyter_client.manager import KernelManager, start_new_kernel
 
-from bench_common import machine, median_window, run_cells
+from bench_common import machine, median_window, run_cells, write_results
 
 
 
@@ -192,14 +192,7 @@ def main():
             entry["error"] = f"{type(e).__name__}: {e}".splitlines()[0][:200]
         results["kernels"][name] = entry
         print(f"  {json.dumps({k: v for k, v in entry.items() if k != 'argv'})}", file=sys.stderr, flush=True)
-    text = json.dumps(results, indent=2)
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write(text + "\n")
-    if a.md:
-        with open(a.md, "w") as f:
-            f.write(markdown(results))
-    print(markdown(results))
+    write_results(results, a.out, a.md, markdown)
 
 
 if __name__ == "__main__":

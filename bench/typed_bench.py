@@ -34,7 +34,7 @@ import time
 
 from jupyter_client.manager import start_new_kernel
 
-from bench_common import machine, median_window, run_cells, SeriesError
+from bench_common import machine, median_window, run_cells, SeriesError, write_results
 
 
 
@@ -159,13 +159,7 @@ def main():
         except Exception as e:
             res["kernels"][name] = {"error": f"{type(e).__name__}: {e}"[:300]}
         print(f"  {name}: {json.dumps(res['kernels'][name])}", flush=True)
-    if a.out:
-        with open(a.out, "w") as f:
-            json.dump(res, f, indent=2)
-    if a.md:
-        with open(a.md, "w") as f:
-            f.write(markdown(res))
-    print(markdown(res))
+    write_results(res, a.out, a.md, markdown)
 
 
 if __name__ == "__main__":
