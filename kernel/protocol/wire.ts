@@ -90,3 +90,16 @@ export function decode(frames: Buffer[], signer: Signer): Message {
     buffers: frames.slice(at + 6),
   };
 }
+
+/**
+ * Frames → message, or null when they are malformed or wrongly signed: such a
+ * message is dropped, never executed, and `log` says why (naming the channel).
+ */
+export function decodeOrDrop(frames: Buffer[], signer: Signer, channel: string, log: (text: string) => void): Message | null {
+  try {
+    return decode(frames, signer);
+  } catch (e) {
+    log(`dropped a ${channel} message: ${e instanceof WireError ? e.message : (e as Error).stack}`);
+    return null;
+  }
+}

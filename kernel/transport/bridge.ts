@@ -17,7 +17,7 @@ import { join } from "path";
 import * as zmq from "zeromq";
 import { Message, Origin, reply } from "../protocol/message";
 import { ConnectionInfo, endpoint } from "../protocol/connection";
-import { decode, encode, Signer, WireError } from "../protocol/wire";
+import { decodeOrDrop, encode, Signer } from "../protocol/wire";
 import { packFrames, SharedRing, unpackFrames } from "./ring";
 import {
   FLAG_WORDS, RELAY_PENDING, STDIN_CAPACITY_BYTES, STDIN_EMPTY, STDIN_FULL, STDIN_HEADER_BYTES, ToMain, ToWorker,
@@ -130,14 +130,8 @@ export class Transport {
 
   private async serveShell(): Promise<void> {
     for await (const frames of this.shell!) {
-      let msg: Message;
-      try {
-        msg = decode(frames, this.signer);
-      } catch (e) {
-        this.events.log(`dropped a shell message: ${e instanceof WireError ? e.message : (e as Error).stack}`);
-        continue;
-      }
-      this.deliver("shell", msg);
+      const msg = decodeOrDrop(frames, this.signer, "shell", (text) => this.events.log(text));
+      if (msg) this.deliver("shell", msg);
     }
   }
 

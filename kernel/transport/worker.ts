@@ -11,7 +11,7 @@
 import { parentPort, workerData } from "worker_threads";
 import { writeSync } from "fs";
 import * as zmq from "zeromq";
-import { decode, encode, signFrames, Signer, WireError } from "../protocol/wire";
+import { decodeOrDrop, encode, signFrames, Signer } from "../protocol/wire";
 import { packFrames, SharedRing, unpackFrames } from "./ring";
 import { Message, Origin, reply, replyType } from "../protocol/message";
 import { endpoint } from "../protocol/connection";
@@ -93,23 +93,13 @@ async function bindAll(): Promise<void> {
   for (const [sock, p] of pairs) await sock.bind(endpoint(info, Number(p)));
 }
 
-function decodeOrLog(frames: Buffer[], channel: string): Message | null {
-  try {
-    return decode(frames, signer);
-  } catch (e) {
-    if (e instanceof WireError) log(`dropped a ${channel} message: ${e.message}`);
-    else log(`dropped a ${channel} message: ${(e as Error).stack}`);
-    return null;
-  }
-}
-
 async function serveHeartbeat(): Promise<void> {
   for await (const frames of hb) await hb.send(frames);
 }
 
 async function serveStdin(): Promise<void> {
   for await (const frames of stdin) {
-    const msg = decodeOrLog(frames, "stdin");
+    const msg = decodeOrDrop(frames, signer, "stdin", log);
     if (!msg || msg.header.msg_type !== "input_reply") continue;
     const bytes = Buffer.from(String(msg.content.value ?? ""), "utf8").subarray(0, STDIN_CAPACITY_BYTES);
     stdinData.set(bytes);
@@ -132,7 +122,7 @@ function answerOnControl(msg: Message, content: Record<string, unknown>): void {
 
 async function serveControl(): Promise<void> {
   for await (const frames of control) {
-    const msg = decodeOrLog(frames, "control");
+    const msg = decodeOrDrop(frames, signer, "control", log);
     if (!msg) continue;
     const type = msg.header.msg_type;
     if (type === "interrupt_request") {
