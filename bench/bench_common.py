@@ -59,3 +59,19 @@ def write_results(results, out, md, markdown):
         with open(md, "w") as f:
             f.write(table)
     print(table)
+
+
+def series_stats(ms, prefix):
+    """Figures of one session's round trips (ms): median and p90 of cells 11..210 as PREFIX_ms and
+    PREFIX_p90_ms, medians around cells 10 and 500 (cell10_ms, cell500_ms; None when the series is
+    shorter than 505), and their ratio growth_500_vs_10."""
+    steady = ms[10:210]
+    c10 = median_window(ms, 10)
+    c500 = median_window(ms, 500) if len(ms) >= 505 else None
+    return {
+        f"{prefix}_ms": round(statistics.median(steady), 3),
+        f"{prefix}_p90_ms": round(sorted(steady)[int(0.9 * len(steady))], 3),
+        "cell10_ms": round(c10, 3),
+        "cell500_ms": round(c500, 3) if c500 is not None else None,
+        "growth_500_vs_10": round(c500 / c10, 2) if c500 is not None else None,
+    }

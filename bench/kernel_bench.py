@@ -39,7 +39,7 @@ from queue import Empty
 
 from jupyter_client.manager import KernelManager, start_new_kernel
 
-from bench_common import machine, median_window, run_cells, write_results
+from bench_common import machine, run_cells, series_stats, write_results
 
 
 
@@ -91,19 +91,12 @@ def measure(name, starts, cells, code, early, settle):
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
-    steady = ms[10:210]
-    c10 = median_window(ms, 10)
-    c500 = median_window(ms, 500) if cells >= 505 else None
     return {
         "start_s": round(statistics.median(start_times), 3),
         "start_runs_s": [round(s, 3) for s in start_times],
         "ready_s": round(statistics.median(ready_times), 3),
         "early_ms": round(statistics.median(early_ms), 3) if early_ms else None,
-        "rtt_ms": round(statistics.median(steady), 3),
-        "rtt_p90_ms": round(sorted(steady)[int(0.9 * len(steady))], 3),
-        "cell10_ms": round(c10, 3),
-        "cell500_ms": round(c500, 3) if c500 is not None else None,
-        "growth_500_vs_10": round(c500 / c10, 2) if c500 is not None else None,
+        **series_stats(ms, "rtt"),
     }
 
 

@@ -34,7 +34,7 @@ import time
 
 from jupyter_client.manager import start_new_kernel
 
-from bench_common import machine, median_window, run_cells, SeriesError, write_results
+from bench_common import machine, median_window, run_cells, SeriesError, series_stats, write_results
 
 
 
@@ -75,16 +75,9 @@ def measure(name, typed_cell, cells, settle):
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
-    steady = typed[10:210]
-    c10 = median_window(typed, 10)
-    c500 = median_window(typed, 500) if cells >= 505 else None
     r3 = lambda v: round(v, 3) if v is not None else None
     return {
-        "typed_ms": r3(statistics.median(steady)),
-        "typed_p90_ms": r3(sorted(steady)[int(0.9 * len(steady))]),
-        "cell10_ms": r3(c10),
-        "cell500_ms": r3(c500),
-        "growth_500_vs_10": round(c500 / c10, 2) if c500 else None,
+        **series_stats(typed, "typed"),
         "fresh_ms": r3(statistics.median(fresh[10:])),
         "one_ms": r3(statistics.median(one[10:])),
         "complete_ms": r3(statistics.median(complete)),
