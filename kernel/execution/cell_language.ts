@@ -53,6 +53,8 @@ interface KnownCell {
   diagnostics?: CellDiagnostic[];
   /** What it declares (seq aside), once computed. */
   entry?: Omit<CellEntry, "seq">;
+  /** It declares and imports nothing. */
+  pure: boolean;
 }
 
 export class CellLanguage {
@@ -60,6 +62,8 @@ export class CellLanguage {
   private readonly ts: typeof TS;
   private readonly prelude = new Prelude();
   private pending?: { seq: number; code: string; entry: () => CellEntry };
+  /** Whether the cell last analyzed declares and imports nothing (see pendingIsPure). */
+  private lastPure = false;
   /**
    * Cells analyzed since the prelude last changed, by text. A cell's
    * diagnostics and declarations depend only on its text and on what earlier
@@ -90,6 +94,7 @@ export class CellLanguage {
     if (hit?.entry && (hit.diagnostics || !withDiagnostics)) {
       const entry = { seq, ...hit.entry };
       this.pending = { seq, code, entry: () => entry };
+      this.lastPure = hit.pure;
       return hit.diagnostics ?? [];
     }
     const ts = this.ts;
@@ -115,9 +120,18 @@ export class CellLanguage {
     // A cell that declares and imports nothing adds nothing to the prelude: skip its declaration output.
     const declaresNothing = !names.exportable.length && !names.imported.length;
     this.pending = { seq, code, entry: declaresNothing ? () => ({ seq, imports: [], declarations: [] }) : () => this.entryOfCell(seq) };
-    if (!imports) this.remember(code, { diagnostics: withDiagnostics ? out : hit?.diagnostics });
+    this.lastPure = declaresNothing && !imports;
+    if (!imports) this.remember(code, { diagnostics: withDiagnostics ? out : hit?.diagnostics, pure: declaresNothing });
     return out;
   }
+
+  /**
+   * Whether the cell last analyzed declares and imports nothing: committing
+   * it changes nothing that later cells see, so its diagnostics stay right
+   * until a cell that does declare or import runs (the kernel's main thread
+   * remembers such cells' diagnostics on that ground).
+   */
+  pendingIsPure(): boolean { return this.lastPure; }
 
   /** The declarations of the cell last analyzed, from the compiler's declaration output. */
   private entryOfCell(seq: number): CellEntry {

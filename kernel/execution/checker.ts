@@ -34,6 +34,11 @@ interface Waiter { resolve(v: unknown): void }
 const kernelRoot = join(__dirname, "..", "..", "..");
 /** With checking off, cells that ran are analyzed (for their declarations) once no cell ran for this long. */
 const kIdleMs = 200;
+/** Most pure cells whose diagnostics the main thread remembers. */
+const kPureCells = 256;
+
+/** What the checker thread answers for a cell. */
+interface Analysis { diagnostics: CellDiagnostic[]; pure: boolean }
 
 export class TypeChecker {
   mode: TypecheckMode = initialMode();
@@ -49,6 +54,22 @@ export class TypeChecker {
   private readonly unsent = new Map<number, string>();
   private readonly backlog: { seq: number; code: string }[] = [];
   private idleTimer?: NodeJS.Timeout;
+  /**
+   * Diagnostics of pure cells (they declare and import nothing), by text.
+   * What a cell's diagnostics depend on changes only when a cell that is not
+   * pure runs, so until then a pure cell run again (`1+1`, a print, a loop
+   * over earlier values) is answered here, with no message to the checker
+   * thread and nothing to commit. Cleared by invalidate().
+   */
+  private readonly pureCells = new Map<string, CellDiagnostic[]>();
+  /** Bumped by invalidate(): an answer asked for under an older generation is not remembered. */
+  private generation = 0;
+  /** The latest cell answered from pureCells: its commit sends nothing. */
+  private answeredHere?: number;
+  /** The latest cell the checker answered for, and whether it is pure. */
+  private lastAnswer?: { seq: number; pure: boolean };
+  /** Cells committed before the checker said whether they are pure: pureCells is not used meanwhile. */
+  private readonly undecided = new Set<number>();
 
   constructor(private readonly log: (text: string) => void = () => undefined) {}
 
@@ -113,7 +134,7 @@ export class TypeChecker {
       this.settle(m.id, null);
       return;
     }
-    this.settle(m.id, m.kind === "diagnostics" ? m.diagnostics : m.result);
+    this.settle(m.id, m.kind === "diagnostics" ? { diagnostics: m.diagnostics, pure: m.pure } : m.result);
   }
 
   private settle(id: number, value: unknown): void {
@@ -148,15 +169,45 @@ export class TypeChecker {
       return { seq, diagnostics: Promise.resolve([]) };
     }
     this.flushBacklog();
-    const diagnostics = this.ask<CellDiagnostic[]>((id) => ({ kind: "analyze", id, seq, code, withDiagnostics: true }))
-      .then((d) => d ?? []);
+    const known = this.undecided.size ? undefined : this.pureCells.get(code);
+    if (known) {
+      this.answeredHere = seq;
+      return { seq, diagnostics: Promise.resolve(known) };
+    }
+    const generation = this.generation;
+    const diagnostics = this.ask<Analysis>((id) => ({ kind: "analyze", id, seq, code, withDiagnostics: true }))
+      .then((a) => {
+        const pure = a?.pure ?? false;
+        this.lastAnswer = { seq, pure };
+        if (this.undecided.delete(seq) && !pure) this.invalidate();
+        if (a && pure && generation === this.generation) this.rememberPure(code, a.diagnostics);
+        return a?.diagnostics ?? [];
+      });
     return { seq, diagnostics };
+  }
+
+  private rememberPure(code: string, diagnostics: CellDiagnostic[]): void {
+    this.pureCells.delete(code);
+    if (this.pureCells.size >= kPureCells) this.pureCells.delete(this.pureCells.keys().next().value!);
+    this.pureCells.set(code, diagnostics);
+  }
+
+  /** A cell that may declare or import something ran: what pure cells were told may no longer hold. */
+  private invalidate(): void {
+    this.generation++;
+    this.pureCells.clear();
   }
 
   /** The cell analyzed as seq ran: later cells see its declarations. */
   commit(seq: number): void {
+    if (this.answeredHere === seq) return;
     const code = this.unsent.get(seq);
-    if (code === undefined) { this.post({ kind: "commit", seq }); return; }
+    if (code === undefined) {
+      if (this.lastAnswer?.seq !== seq) this.undecided.add(seq);
+      else if (!this.lastAnswer.pure) this.invalidate();
+      this.post({ kind: "commit", seq });
+      return;
+    }
     this.unsent.delete(seq);
     // Running the same cell again replaces what it declared: one analysis does for both.
     const last = this.backlog[this.backlog.length - 1];
@@ -170,6 +221,7 @@ export class TypeChecker {
   /** Hands the cells that ran with checking off to the checker, so later requests see their declarations. */
   private flushBacklog(): void {
     if (this.idleTimer) { clearTimeout(this.idleTimer); this.idleTimer = undefined; }
+    if (this.backlog.length) this.invalidate();
     for (const { seq, code } of this.backlog.splice(0)) {
       void this.ask((id) => ({ kind: "analyze", id, seq, code, withDiagnostics: false }));
       this.post({ kind: "commit", seq });
@@ -178,6 +230,7 @@ export class TypeChecker {
 
   /** Forgets the declarations of all cells so far (after %reset). */
   reset(): void {
+    this.invalidate();
     this.backlog.length = 0;
     this.unsent.clear();
     this.post({ kind: "reset" });

@@ -13,7 +13,8 @@ export type CheckerRequest =
 
 export type CheckerReply =
   | { kind: "ready"; ms: number; nodeTypes: boolean }
-  | { kind: "diagnostics"; id: number; diagnostics: CellDiagnostic[] }
+  /** pure: the cell declares and imports nothing (CellLanguage.pendingIsPure). */
+  | { kind: "diagnostics"; id: number; diagnostics: CellDiagnostic[]; pure: boolean }
   | { kind: "completion"; id: number; result: CompletionResult | null }
   | { kind: "inspection"; id: number; result: InspectionResult | null }
   /** A request failed (id -1: the thread itself could not start). */

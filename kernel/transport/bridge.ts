@@ -59,6 +59,8 @@ export class Transport {
   private subscribed = false;
   private readonly subscriberWaiters: (() => void)[] = [];
   private closed = false;
+  /** The device figures last sent to the worker, as JSON. */
+  private lastDeviceUsage = "{}";
   private workerReady: Promise<void> = Promise.resolve();
   private answeredEarly!: () => void;
   /** Resolves when a kernel_info_request was answered before the kernel served (the client knows it is up). */
@@ -207,8 +209,17 @@ export class Transport {
     for (const record of this.relay.drain()) this.sendFrames(this.iopub, unpackFrames(record).frames);
   }
 
-  /** The device figures the worker puts in usage_reply. */
-  deviceUsage(devices: Record<string, unknown>): void { this.post({ kind: "device-usage", devices }); }
+  /**
+   * The device figures the worker puts in usage_reply. Sent only when they
+   * changed: a message to the worker wakes its thread, which costs the cell
+   * beside it more than comparing the figures.
+   */
+  deviceUsage(devices: Record<string, unknown>): void {
+    const text = JSON.stringify(devices);
+    if (text === this.lastDeviceUsage) return;
+    this.lastDeviceUsage = text;
+    this.post({ kind: "device-usage", devices });
+  }
 
   shutdownHandled(): void { this.post({ kind: "shutdown-handled" }); }
 

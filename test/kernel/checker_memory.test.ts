@@ -1,0 +1,82 @@
+/**
+ * The main thread's memory of pure cells (they declare and import nothing):
+ * such a cell run again is answered without a message to the checker thread,
+ * with what the checker said; any cell that declares or imports, and %reset,
+ * make the main thread ask again. Driven on TypeChecker with its real thread.
+ */
+import { TypeChecker } from "../../kernel/execution/checker";
+import type { CellDiagnostic } from "../../kernel/execution/cell_language";
+import { notebookFolder } from "./engine_helpers";
+
+jest.setTimeout(90000);
+
+let folder: ReturnType<typeof notebookFolder>;
+let checker: TypeChecker;
+let posted: { kind: string }[] = [];
+
+beforeAll(async () => {
+  folder = notebookFolder();
+  checker = new TypeChecker();
+  checker.mode = "on";
+  checker.start(folder.dir);
+  expect(await checker.whenReady(80000)).toBe(true);
+  // Watch what goes to the checker thread.
+  const worker = (checker as unknown as { worker: { postMessage(m: { kind: string }): void } }).worker;
+  const original = worker.postMessage.bind(worker);
+  worker.postMessage = (m) => { posted.push(m); original(m); };
+});
+afterAll(async () => {
+  await checker.stop();
+  folder.remove();
+});
+
+/** Analyzes and commits a cell as the engine does; returns its messages and what went to the thread. */
+async function run(code: string): Promise<{ messages: string[]; sent: string[] }> {
+  posted = [];
+  const check = checker.analyze(code);
+  checker.commit(check.seq);
+  const diags: CellDiagnostic[] = await check.diagnostics;
+  return { messages: diags.map((d) => `${d.line}:${d.column} ${d.message}`), sent: posted.map((m) => m.kind) };
+}
+
+test("a pure cell run again is answered on the main thread with the same diagnostics", async () => {
+  await run("let word = 'a';");
+  const first = await run("word.toFixed(2)");
+  expect(first.sent).toEqual(["analyze", "commit"]);
+  expect(first.messages.join("\n")).toMatch(/toFixed.*does not exist on type 'string'/);
+  const again = await run("word.toFixed(2)");
+  expect(again.sent).toEqual([]);
+  expect(again.messages).toEqual(first.messages);
+});
+
+test("a cell that declares something makes pure cells be asked again", async () => {
+  await run("let count = 'x';");
+  const before = await run("count.toFixed(2)");
+  expect(before.messages).toHaveLength(1);
+  expect((await run("count.toFixed(2)")).sent).toEqual([]);
+  const redeclare = await run("let count = 3;");
+  expect(redeclare.sent).toEqual(["analyze", "commit"]);
+  const after = await run("count.toFixed(2)");
+  expect(after.sent).toEqual(["analyze", "commit"]);
+  expect(after.messages).toEqual([]);
+});
+
+test("a type-only declaration counts as a declaration", async () => {
+  await run("interface Shape { w: number }\nconst unit: Shape = { w: 1 };");
+  const read = await run("unit.w.toFixed(1)");
+  expect(read.messages).toEqual([]);
+  expect((await run("unit.w.toFixed(1)")).sent).toEqual([]);
+  await run("interface Shape { w: string }");
+  const after = await run("unit.w.toFixed(1)");
+  expect(after.sent).toEqual(["analyze", "commit"]);
+});
+
+test("an import and %reset make pure cells be asked again", async () => {
+  await run("1 + 1");
+  expect((await run("1 + 1")).sent).toEqual([]);
+  await run("import { readFileSync } from 'fs';");
+  expect((await run("1 + 1")).sent).toEqual(["analyze", "commit"]);
+  expect((await run("1 + 1")).sent).toEqual([]);
+  checker.reset();
+  expect((await run("1 + 1")).sent).toEqual(["analyze", "commit"]);
+});
