@@ -37,6 +37,8 @@ export class History {
   private earlier: HistoryEntry[] | undefined;
   private pendingWrites: string[] = [];
   private flushScheduled = false;
+  /** The file's folder was made (or found) by an earlier write that succeeded. */
+  private folderMade = false;
 
   constructor(private readonly file: string | null = historyFile(), private readonly log: (text: string) => void = () => undefined) {}
 
@@ -64,9 +66,11 @@ export class History {
     const text = this.pendingWrites.join("");
     this.pendingWrites = [];
     try {
-      mkdirSync(dirname(this.file), { recursive: true });
+      if (!this.folderMade) mkdirSync(dirname(this.file), { recursive: true });
+      this.folderMade = true;
       appendFileSync(this.file, text);
     } catch (e) {
+      this.folderMade = false;
       this.log(`cannot write history to ${this.file}: ${(e as Error).message}`);
     }
   }

@@ -27,6 +27,8 @@ export interface PendingCheck {
   seq: number;
   /** Resolves with the cell's diagnostics ([] when checking is off or unavailable). */
   diagnostics: Promise<CellDiagnostic[]>;
+  /** The diagnostics, when they are known at once (a pure cell run again): no need to wait. */
+  known?: CellDiagnostic[];
 }
 
 interface Waiter { resolve(v: unknown): void }
@@ -172,7 +174,7 @@ export class TypeChecker {
     const known = this.undecided.size ? undefined : this.pureCells.get(code);
     if (known) {
       this.answeredHere = seq;
-      return { seq, diagnostics: Promise.resolve(known) };
+      return { seq, diagnostics: Promise.resolve(known), known };
     }
     const generation = this.generation;
     const diagnostics = this.ask<Analysis>((id) => ({ kind: "analyze", id, seq, code, withDiagnostics: true }))

@@ -145,7 +145,7 @@ export class ExecutionEngine {
     let outcome: Outcome;
     try {
       if (mode === "strict") {
-        const errors = (await Promise.race([check.diagnostics, cancelled])).filter((d) => d.category === "error");
+        const errors = (check.known ?? await Promise.race([check.diagnostics, cancelled])).filter((d) => d.category === "error");
         if (errors.length) return { status: "error", executionCount, interrupted: false, error: strictErrorContent(errors, rec.lines, executionCount) };
       }
       for (const n of transpiled.names) this.userNames.add(n);
@@ -187,6 +187,7 @@ export class ExecutionEngine {
       this.router.scopes.run(scope, () => this.router.write("stderr", text));
       this.router.flush();
     };
+    if (check.known) { write(check.known); return; }
     if (!this.checker.warm) { void check.diagnostics.then(write); return; }
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), kWarningWaitMs); });

@@ -80,6 +80,18 @@ describe("declarations persist and may be declared again", () => {
     const { outputs } = await k.execute("const by: Box1 = { a: 1 };");
     expect(stderr(outputs)).toMatch(/TS2353|TS2322|TS2741/);
   });
+
+  test("a cell that declares nothing, run again, warns again; after a redeclaration it is checked anew", async () => {
+    await ok("let label = 'x';");
+    const warning = /line 1, column 7: warning TS\d+: Property 'toFixed' does not exist on type 'string'/;
+    for (let i = 0; i < 2; i++) {
+      const { reply, outputs } = await k.execute("label.toFixed(1)");
+      expect(reply.content.status).toBe("error"); // it fails at run time too
+      expect(stderr(outputs)).toMatch(warning);
+    }
+    await ok("let label = 2;");
+    expect(result(await ok("label.toFixed(1)"))).toBe("'2.0'");
+  });
 });
 
 describe("await", () => {
