@@ -53,8 +53,6 @@ interface KnownCell {
   diagnostics?: CellDiagnostic[];
   /** What it declares (seq aside), once computed. */
   entry?: Omit<CellEntry, "seq">;
-  /** It declares and imports nothing. */
-  pure: boolean;
 }
 
 export class CellLanguage {
@@ -62,8 +60,14 @@ export class CellLanguage {
   private readonly ts: typeof TS;
   private readonly prelude = new Prelude();
   private pending?: { seq: number; code: string; entry: () => CellEntry };
-  /** Whether the cell last analyzed declares and imports nothing (see pendingIsPure). */
-  private lastPure = false;
+  /**
+   * Counts the changes to what a cell's diagnostics depend on: a prelude
+   * chunk whose text changed, or the file system forgotten (a cell that
+   * imports). Diagnostics found under one version hold until it changes.
+   */
+  version = 0;
+  /** Whether the cell last analyzed may have its diagnostics reused (it does not import). */
+  private lastReusable = false;
   /**
    * Cells analyzed since the prelude last changed, by text. A cell's
    * diagnostics and declarations depend only on its text and on what earlier
@@ -94,14 +98,14 @@ export class CellLanguage {
     if (hit?.entry && (hit.diagnostics || !withDiagnostics)) {
       const entry = { seq, ...hit.entry };
       this.pending = { seq, code, entry: () => entry };
-      this.lastPure = hit.pure;
+      this.lastReusable = true;
       return hit.diagnostics ?? [];
     }
     const ts = this.ts;
     const parsed = ts.createSourceFile(this.project.cellFile, code, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
     const names = cellNames(ts, parsed);
     const imports = names.imported.length > 0 || /\bimport\s*\(|\brequire\s*\(/.test(code);
-    if (imports) { this.project.forgetFileSystem(); this.known.clear(); }
+    if (imports) { this.project.forgetFileSystem(); this.known.clear(); this.version++; }
     const tail = names.exportable.length ? `\nexport { ${names.exportable.join(", ")} };\n` : "\nexport {};\n";
     const sf = this.project.setCell(code + tail, imports);
     const out: CellDiagnostic[] = [];
@@ -120,18 +124,17 @@ export class CellLanguage {
     // A cell that declares and imports nothing adds nothing to the prelude: skip its declaration output.
     const declaresNothing = !names.exportable.length && !names.imported.length;
     this.pending = { seq, code, entry: declaresNothing ? () => ({ seq, imports: [], declarations: [] }) : () => this.entryOfCell(seq) };
-    this.lastPure = declaresNothing && !imports;
-    if (!imports) this.remember(code, { diagnostics: withDiagnostics ? out : hit?.diagnostics, pure: declaresNothing });
+    this.lastReusable = !imports;
+    if (!imports) this.remember(code, { diagnostics: withDiagnostics ? out : hit?.diagnostics });
     return out;
   }
 
   /**
-   * Whether the cell last analyzed declares and imports nothing: committing
-   * it changes nothing that later cells see, so its diagnostics stay right
-   * until a cell that does declare or import runs (the kernel's main thread
-   * remembers such cells' diagnostics on that ground).
+   * Whether the diagnostics of the cell last analyzed hold for the same text
+   * for as long as `version` stays the same (false for cells that import:
+   * what they see depends on the file system too).
    */
-  pendingIsPure(): boolean { return this.lastPure; }
+  pendingIsReusable(): boolean { return this.lastReusable; }
 
   /** The declarations of the cell last analyzed, from the compiler's declaration output. */
   private entryOfCell(seq: number): CellEntry {
@@ -180,7 +183,7 @@ export class CellLanguage {
   private applyPrelude(): void {
     let changed = false;
     for (const c of this.prelude.takeChanged()) if (this.project.setChunk(c.index, c.text)) changed = true;
-    if (changed) this.known.clear();
+    if (changed) { this.known.clear(); this.version++; }
   }
 
   /** Completions at a UTF-16 offset of code; null when the compiler has none. */

@@ -27,7 +27,7 @@ export interface PendingCheck {
   seq: number;
   /** Resolves with the cell's diagnostics ([] when checking is off or unavailable). */
   diagnostics: Promise<CellDiagnostic[]>;
-  /** The diagnostics, when they are known at once (a pure cell run again): no need to wait. */
+  /** The diagnostics, when they are known at once (a cell run again with nothing changed in between): no need to wait. */
   known?: CellDiagnostic[];
 }
 
@@ -36,11 +36,11 @@ interface Waiter { resolve(v: unknown): void }
 const kernelRoot = join(__dirname, "..", "..", "..");
 /** With checking off, cells that ran are analyzed (for their declarations) once no cell ran for this long. */
 const kIdleMs = 200;
-/** Most pure cells whose diagnostics the main thread remembers. */
-const kPureCells = 256;
+/** Most cells whose diagnostics the main thread remembers. */
+const kRememberedCells = 256;
 
 /** What the checker thread answers for a cell. */
-interface Analysis { diagnostics: CellDiagnostic[]; pure: boolean }
+interface Analysis { diagnostics: CellDiagnostic[]; version: number; reusable: boolean }
 
 export class TypeChecker {
   mode: TypecheckMode = initialMode();
@@ -57,21 +57,22 @@ export class TypeChecker {
   private readonly backlog: { seq: number; code: string }[] = [];
   private idleTimer?: NodeJS.Timeout;
   /**
-   * Diagnostics of pure cells (they declare and import nothing), by text.
-   * What a cell's diagnostics depend on changes only when a cell that is not
-   * pure runs, so until then a pure cell run again (`1+1`, a print, a loop
-   * over earlier values) is answered here, with no message to the checker
-   * thread and nothing to commit. Cleared by invalidate().
+   * Diagnostics of cells by text, with the checker's version they were found
+   * under (CellLanguage.version: it changes only when a commit changes what
+   * later cells see, or a cell imports). A cell run again while the version
+   * is the same and nothing is on its way to the checker is answered here,
+   * with no message to the checker thread and nothing to commit: committing
+   * it again would change nothing, or the version would have moved.
    */
-  private readonly pureCells = new Map<string, CellDiagnostic[]>();
-  /** Bumped by invalidate(): an answer asked for under an older generation is not remembered. */
-  private generation = 0;
-  /** The latest cell answered from pureCells: its commit sends nothing. */
+  private readonly remembered = new Map<string, { diagnostics: CellDiagnostic[]; version: number }>();
+  /** The checker's version as of its latest answer. */
+  private checkerVersion = 0;
+  /** Requests that may change the version (analyze, commit, reset), sent and not yet answered. */
+  private inFlight = 0;
+  /** Ids of the analyze requests among them. */
+  private readonly analyzeIds = new Set<number>();
+  /** The latest cell answered from `remembered`: its commit sends nothing. */
   private answeredHere?: number;
-  /** The latest cell the checker answered for, and whether it is pure. */
-  private lastAnswer?: { seq: number; pure: boolean };
-  /** Cells committed before the checker said whether they are pure: pureCells is not used meanwhile. */
-  private readonly undecided = new Set<number>();
 
   constructor(private readonly log: (text: string) => void = () => undefined) {}
 
@@ -132,14 +133,18 @@ export class TypeChecker {
     }
     if (m.kind === "failed") {
       if (m.id === -1) { this.fail(m.message); return; }
+      if (this.analyzeIds.delete(m.id)) this.inFlight--;
       this.log(`checker: ${m.message}`);
       this.settle(m.id, null);
       return;
     }
-    this.settle(m.id, m.kind === "diagnostics" ? { diagnostics: m.diagnostics, pure: m.pure } : m.result);
+    if (m.kind === "applied") { this.inFlight--; this.checkerVersion = m.version; return; }
+    if (m.kind === "diagnostics") this.checkerVersion = m.version;
+    this.settle(m.id, m.kind === "diagnostics" ? { diagnostics: m.diagnostics, version: m.version, reusable: m.reusable } : m.result);
   }
 
   private settle(id: number, value: unknown): void {
+    if (this.analyzeIds.delete(id)) this.inFlight--;
     const w = this.waiters.get(id);
     if (!w) return;
     this.waiters.delete(id);
@@ -147,7 +152,10 @@ export class TypeChecker {
   }
 
   private post(r: CheckerRequest): void {
-    this.worker?.postMessage(r);
+    if (!this.worker) return;
+    if (r.kind === "analyze") this.analyzeIds.add(r.id);
+    if (r.kind === "analyze" || r.kind === "commit" || r.kind === "reset") this.inFlight++;
+    this.worker.postMessage(r);
   }
 
   private ask<T>(make: (id: number) => CheckerRequest): Promise<T | null> {
@@ -171,45 +179,30 @@ export class TypeChecker {
       return { seq, diagnostics: Promise.resolve([]) };
     }
     this.flushBacklog();
-    const known = this.undecided.size ? undefined : this.pureCells.get(code);
-    if (known) {
+    const hit = this.inFlight === 0 ? this.remembered.get(code) : undefined;
+    if (hit && hit.version === this.checkerVersion) {
       this.answeredHere = seq;
-      return { seq, diagnostics: Promise.resolve(known), known };
+      return { seq, diagnostics: Promise.resolve(hit.diagnostics), known: hit.diagnostics };
     }
-    const generation = this.generation;
     const diagnostics = this.ask<Analysis>((id) => ({ kind: "analyze", id, seq, code, withDiagnostics: true }))
       .then((a) => {
-        const pure = a?.pure ?? false;
-        this.lastAnswer = { seq, pure };
-        if (this.undecided.delete(seq) && !pure) this.invalidate();
-        if (a && pure && generation === this.generation) this.rememberPure(code, a.diagnostics);
+        if (a?.reusable) this.remember(code, a.diagnostics, a.version);
         return a?.diagnostics ?? [];
       });
     return { seq, diagnostics };
   }
 
-  private rememberPure(code: string, diagnostics: CellDiagnostic[]): void {
-    this.pureCells.delete(code);
-    if (this.pureCells.size >= kPureCells) this.pureCells.delete(this.pureCells.keys().next().value!);
-    this.pureCells.set(code, diagnostics);
-  }
-
-  /** A cell that may declare or import something ran: what pure cells were told may no longer hold. */
-  private invalidate(): void {
-    this.generation++;
-    this.pureCells.clear();
+  private remember(code: string, diagnostics: CellDiagnostic[], version: number): void {
+    this.remembered.delete(code);
+    if (this.remembered.size >= kRememberedCells) this.remembered.delete(this.remembered.keys().next().value!);
+    this.remembered.set(code, { diagnostics, version });
   }
 
   /** The cell analyzed as seq ran: later cells see its declarations. */
   commit(seq: number): void {
     if (this.answeredHere === seq) return;
     const code = this.unsent.get(seq);
-    if (code === undefined) {
-      if (this.lastAnswer?.seq !== seq) this.undecided.add(seq);
-      else if (!this.lastAnswer.pure) this.invalidate();
-      this.post({ kind: "commit", seq });
-      return;
-    }
+    if (code === undefined) { this.post({ kind: "commit", seq }); return; }
     this.unsent.delete(seq);
     // Running the same cell again replaces what it declared: one analysis does for both.
     const last = this.backlog[this.backlog.length - 1];
@@ -223,16 +216,24 @@ export class TypeChecker {
   /** Hands the cells that ran with checking off to the checker, so later requests see their declarations. */
   private flushBacklog(): void {
     if (this.idleTimer) { clearTimeout(this.idleTimer); this.idleTimer = undefined; }
-    if (this.backlog.length) this.invalidate();
     for (const { seq, code } of this.backlog.splice(0)) {
       void this.ask((id) => ({ kind: "analyze", id, seq, code, withDiagnostics: false }));
       this.post({ kind: "commit", seq });
     }
   }
 
+  /**
+   * Resolves once every request that may change what cells see (analyze,
+   * commit, reset) has been answered, or after timeoutMs; true if settled.
+   */
+  async settled(timeoutMs: number): Promise<boolean> {
+    const end = Date.now() + timeoutMs;
+    while (this.inFlight > 0 && this.worker && Date.now() < end) await new Promise((r) => setTimeout(r, 2));
+    return this.inFlight === 0;
+  }
+
   /** Forgets the declarations of all cells so far (after %reset). */
   reset(): void {
-    this.invalidate();
     this.backlog.length = 0;
     this.unsent.clear();
     this.post({ kind: "reset" });

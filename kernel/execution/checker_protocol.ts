@@ -13,8 +13,13 @@ export type CheckerRequest =
 
 export type CheckerReply =
   | { kind: "ready"; ms: number; nodeTypes: boolean }
-  /** pure: the cell declares and imports nothing (CellLanguage.pendingIsPure). */
-  | { kind: "diagnostics"; id: number; diagnostics: CellDiagnostic[]; pure: boolean }
+  /**
+   * A cell's diagnostics, found under `version` (CellLanguage.version);
+   * reusable: they hold for the same text while the version stays the same.
+   */
+  | { kind: "diagnostics"; id: number; diagnostics: CellDiagnostic[]; version: number; reusable: boolean }
+  /** A commit or reset was applied; `version` is the version after it. */
+  | { kind: "applied"; version: number }
   | { kind: "completion"; id: number; result: CompletionResult | null }
   | { kind: "inspection"; id: number; result: InspectionResult | null }
   /** A request failed (id -1: the thread itself could not start). */

@@ -34,13 +34,13 @@ function handle(r: CheckerRequest): void {
   switch (r.kind) {
     case "analyze": {
       const diagnostics = lang.analyze(r.code, r.seq, r.withDiagnostics);
-      send({ kind: "diagnostics", id: r.id, diagnostics, pure: lang.pendingIsPure() });
+      send({ kind: "diagnostics", id: r.id, diagnostics, version: lang.version, reusable: lang.pendingIsReusable() });
       // The declaration output needs this program: compute it before anything replaces the cell.
       lang.prepare();
       break;
     }
-    case "commit": lang.commit(r.seq); break;
-    case "reset": lang.reset(); break;
+    case "commit": lang.commit(r.seq); send({ kind: "applied", version: lang.version }); break;
+    case "reset": lang.reset(); send({ kind: "applied", version: lang.version }); break;
     case "complete": send({ kind: "completion", id: r.id, result: lang.complete(r.code, r.offset) }); break;
     case "inspect": send({ kind: "inspection", id: r.id, result: lang.inspect(r.code, r.offset) }); break;
   }

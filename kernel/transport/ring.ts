@@ -14,6 +14,12 @@
 
 const kHeaderBytes = 16;
 const kWrap = 0xffffffff;
+/**
+ * Longest sleep of a waiting consumer (ms). A write wakes it at once; this
+ * bounds the delay should a wake-up ever be missed (Atomics.waitAsync in
+ * worker threads has had such bugs in Node), at a cost of ten idle checks a second.
+ */
+const kMaxSleepMs = 100;
 const W = 0, R = 1, COUNT = 2, SLEEPING = 3;
 
 export class SharedRing {
@@ -98,7 +104,7 @@ export class SharedRing {
     // Checked after saying so: a write from now on either is seen here or wakes the wait.
     const now = Atomics.load(this.ctrl, COUNT);
     if (now !== lastCount) { Atomics.store(this.ctrl, SLEEPING, 0); return now; }
-    const res = (Atomics as any).waitAsync(this.ctrl, COUNT, lastCount);
+    const res = (Atomics as any).waitAsync(this.ctrl, COUNT, lastCount, kMaxSleepMs);
     if (res.async) await res.value;
     Atomics.store(this.ctrl, SLEEPING, 0);
     return Atomics.load(this.ctrl, COUNT);

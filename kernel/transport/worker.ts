@@ -39,13 +39,45 @@ function toMain(m: ToMain): void { port.postMessage(m); }
 function log(text: string): void { toMain({ kind: "log", text }); }
 
 const control = new zmq.Router();
-const stdin = new zmq.Router();
+/**
+ * How long an input_request waits for the frontend's stdin socket to be
+ * connected (ms). A ROUTER drops a message for a peer it does not know yet,
+ * and a frontend that connected while this thread was still binding is only
+ * known once zeromq's reconnect has gone through: seen under load as an
+ * input_request lost for good, with the cell waiting forever.
+ */
+const kStdinRouteWaitMs = 10000;
+
+/** How often an undeliverable input_request is tried again meanwhile (ms). */
+const kStdinRetryMs = 20;
+
+// Mandatory routing: a message for an unknown peer fails at once (EHOSTUNREACH) instead of vanishing.
+// (Waiting inside zeromq for the peer does not work: it waits for the socket to become writable,
+// which it already is when another frontend is connected.)
+const stdin = new zmq.Router({ mandatory: true, sendTimeout: 0 });
+
+/** Sends on stdin, trying again while the addressed frontend is not connected yet. */
+async function sendStdin(frames: Buffer[]): Promise<void> {
+  const end = Date.now() + kStdinRouteWaitMs;
+  for (;;) {
+    try {
+      await stdin.send(frames);
+      return;
+    } catch (e) {
+      if ((e as { code?: string }).code !== "EHOSTUNREACH" || Date.now() >= end) throw e;
+      await new Promise((resolve) => setTimeout(resolve, kStdinRetryMs));
+    }
+  }
+}
 const hb = new zmq.Reply();
 
 const onSendError = (e: Error) => log(`send failed: ${e.message}`);
+const onStdinError = (e: Error) => log((e as { code?: string }).code === "EHOSTUNREACH"
+  ? `input_request not delivered: no frontend stdin socket with the request's identity connected within ${kStdinRouteWaitMs} ms`
+  : `send failed on stdin: ${e.message}`);
 const outboxes = {
   control: new Outbox((f) => control.send(f), onSendError),
-  stdin: new Outbox((f) => stdin.send(f), onSendError),
+  stdin: new Outbox(sendStdin, onStdinError),
 };
 
 const outRing = new SharedRing(init.outRing);

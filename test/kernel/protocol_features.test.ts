@@ -8,8 +8,8 @@ import { tmpdir } from "os";
 import { join } from "path";
 import * as zmq from "zeromq";
 import { KernelClient } from "../../kernel/transport/client";
-import { decode, Signer } from "../../kernel/protocol/wire";
-import type { Message } from "../../kernel/protocol/message";
+import { decode, encode, Signer } from "../../kernel/protocol/wire";
+import { Message, newHeader, reply } from "../../kernel/protocol/message";
 import { ofType, sleep, startKernel, stdout } from "../helpers";
 
 jest.setTimeout(60000);
@@ -64,6 +64,37 @@ describe("transport", () => {
       expect(msg.content).toEqual({ subscription: "" });
     } finally {
       sub.close();
+      await k.shutdown();
+    }
+  });
+
+  test("an input_request waits for a frontend whose stdin socket connects after its request", async () => {
+    const k = await startKernel({ env: historyEnv() });
+    const signer = new Signer(k.info.key, k.info.signature_scheme);
+    const origin = { session: "late-stdin-frontend", username: "test" };
+    const shell = new zmq.Dealer({ routingId: origin.session, receiveTimeout: 10000 });
+    const stdin = new zmq.Dealer({ routingId: origin.session, receiveTimeout: 10000 });
+    try {
+      shell.connect(`tcp://${k.info.ip}:${k.info.shell_port}`);
+      const request = { idents: [], header: newHeader("execute_request", origin), parent_header: {}, metadata: {}, buffers: [],
+        content: { code: 'const answer = await input("name? ");\nanswer.toUpperCase()', silent: false, store_history: true,
+          user_expressions: {}, allow_stdin: true, stop_on_error: true } };
+      await shell.send(encode(request, signer));
+      // The kernel asks at once; this frontend's stdin socket only connects now.
+      await sleep(700);
+      stdin.connect(`tcp://${k.info.ip}:${k.info.stdin_port}`);
+      const asked = decode(await stdin.receive(), signer);
+      expect(asked.header.msg_type).toBe("input_request");
+      expect(asked.content.prompt).toBe("name? ");
+      await stdin.send(encode(reply(asked, "input_reply", { value: "ada" }, origin), signer));
+      const done = decode(await shell.receive(), signer);
+      expect(done.header.msg_type).toBe("execute_reply");
+      expect(done.content.status).toBe("ok");
+      const { outputs } = await k.execute("answer");
+      expect(ofType(outputs, "execute_result")[0].content.data["text/plain"]).toBe("'ada'");
+    } finally {
+      shell.close();
+      stdin.close();
       await k.shutdown();
     }
   });
