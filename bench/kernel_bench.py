@@ -21,6 +21,10 @@ For each kernelspec:
                  kernel, so the figure is the steady state;
   cell10_ms /    medians of the cells around the 10th (5..15) and the 500th
   cell500_ms     (495..505) of that session, and their ratio (cost growth).
+  kernel_cpu_ms_per_cell / harness_cpu_ms_per_cell
+                 CPU time per cell over that session, of the kernel's
+                 processes (all threads) and of this harness: where a round
+                 trip's time goes, and how much of it no kernel can save.
 A kernelspec that is missing or fails is reported with its error, not a number.
 """
 
@@ -87,7 +91,9 @@ def measure(name, starts, cells, code, early, settle):
             km.shutdown_kernel(now=True)
     try:
         time.sleep(max(0.0, settle - (time.perf_counter() - t0)))
+        kernel0, harness0 = kernel_cpu(km), harness_cpu()
         ms = run_cells(kc, code, cells, timeout=30)
+        kernel1, harness1 = kernel_cpu(km), harness_cpu()
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
@@ -97,7 +103,30 @@ def measure(name, starts, cells, code, early, settle):
         "ready_s": round(statistics.median(ready_times), 3),
         "early_ms": round(statistics.median(early_ms), 3) if early_ms else None,
         **series_stats(ms, "rtt"),
+        # CPU time per cell over the whole session: where a round trip's time goes.
+        "kernel_cpu_ms_per_cell": round((kernel1 - kernel0) / len(ms) * 1e3, 3) if kernel0 is not None and kernel1 is not None else None,
+        "harness_cpu_ms_per_cell": round((harness1 - harness0) / len(ms) * 1e3, 3),
     }
+
+
+def harness_cpu():
+    """CPU seconds this process (the harness, all its threads) has used."""
+    t = os.times()
+    return t.user + t.system
+
+
+def kernel_cpu(km):
+    """CPU seconds the kernel's process and its children have used (all threads), or None if unknown."""
+    try:
+        import psutil
+        proc = psutil.Process(km.provisioner.process.pid)
+        total = 0.0
+        for p in [proc] + proc.children(recursive=True):
+            t = p.cpu_times()
+            total += t.user + t.system
+        return total
+    except Exception:  # no psutil, or another provisioner: the figure is left out
+        return None
 
 
 def describe_spec(name):
@@ -124,15 +153,16 @@ def markdown(results):
         f"Round trips: after {results['settle_s']:g} s of settling from start, the same for every kernel; "
         f"'first cells' are the first {results['early']} cells right after each start.",
         "",
-        "| kernel | start → first kernel_info_reply (s) | start_new_kernel (s) | `%s` RTT (ms, median of 200) | p90 (ms) | first cells (ms) | cell 10 (ms) | cell 500 (ms) | 500 / 10 |"
+        "| kernel | start → first kernel_info_reply (s) | start_new_kernel (s) | `%s` RTT (ms, median of 200) | p90 (ms) | first cells (ms) | cell 10 (ms) | cell 500 (ms) | 500 / 10 | kernel CPU / cell (ms) | harness CPU / cell (ms) |"
         % results["code"],
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for name, r in results["kernels"].items():
         if "error" in r:
-            lines.append(f"| {name} | not measured: {r['error']} | | | | | | | |")
+            lines.append(f"| {name} | not measured: {r['error']} | | | | | | | | | |")
             continue
-        cells = " | ".join("—" if r[k] is None else f"{r[k]:.2f}" for k in ("rtt_ms", "rtt_p90_ms", "early_ms", "cell10_ms", "cell500_ms", "growth_500_vs_10"))
+        cells = " | ".join("—" if r.get(k) is None else f"{r[k]:.2f}" for k in (
+            "rtt_ms", "rtt_p90_ms", "early_ms", "cell10_ms", "cell500_ms", "growth_500_vs_10", "kernel_cpu_ms_per_cell", "harness_cpu_ms_per_cell"))
         lines.append(f"| {name} | {r['start_s']:.3f} | {r['ready_s']:.3f} | {cells} |")
     lines += ["", "Goals: start ≤ 0.4 s, RTT ≤ 1.5 ms, cell 500 ≤ 1.2 × cell 10.", ""]
     return "\n".join(lines)
