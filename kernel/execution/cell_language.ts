@@ -53,6 +53,8 @@ interface KnownCell {
   diagnostics?: CellDiagnostic[];
   /** What it declares (seq aside), once computed. */
   entry?: Omit<CellEntry, "seq">;
+  /** It declares and imports nothing. */
+  pure: boolean;
 }
 
 export class CellLanguage {
@@ -68,6 +70,8 @@ export class CellLanguage {
   version = 0;
   /** Whether the cell last analyzed may have its diagnostics reused (it does not import). */
   private lastReusable = false;
+  /** Whether the cell last analyzed declares and imports nothing. */
+  private lastPure = false;
   /**
    * Cells analyzed since the prelude last changed, by text. A cell's
    * diagnostics and declarations depend only on its text and on what earlier
@@ -99,6 +103,7 @@ export class CellLanguage {
       const entry = { seq, ...hit.entry };
       this.pending = { seq, code, entry: () => entry };
       this.lastReusable = true;
+      this.lastPure = hit.pure;
       return hit.diagnostics ?? [];
     }
     const ts = this.ts;
@@ -125,7 +130,8 @@ export class CellLanguage {
     const declaresNothing = !names.exportable.length && !names.imported.length;
     this.pending = { seq, code, entry: declaresNothing ? () => ({ seq, imports: [], declarations: [] }) : () => this.entryOfCell(seq) };
     this.lastReusable = !imports;
-    if (!imports) this.remember(code, { diagnostics: withDiagnostics ? out : hit?.diagnostics });
+    this.lastPure = declaresNothing && !imports;
+    if (!imports) this.remember(code, { diagnostics: withDiagnostics ? out : hit?.diagnostics, pure: declaresNothing });
     return out;
   }
 
@@ -135,6 +141,9 @@ export class CellLanguage {
    * what they see depends on the file system too).
    */
   pendingIsReusable(): boolean { return this.lastReusable; }
+
+  /** Whether the cell last analyzed declares and imports nothing: committing it would change nothing. */
+  pendingIsPure(): boolean { return this.lastPure; }
 
   /** The declarations of the cell last analyzed, from the compiler's declaration output. */
   private entryOfCell(seq: number): CellEntry {

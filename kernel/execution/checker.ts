@@ -40,7 +40,7 @@ const kIdleMs = 200;
 const kRememberedCells = 256;
 
 /** What the checker thread answers for a cell. */
-interface Analysis { diagnostics: CellDiagnostic[]; version: number; reusable: boolean }
+interface Analysis { diagnostics: CellDiagnostic[]; version: number; reusable: boolean; pure: boolean }
 
 export class TypeChecker {
   mode: TypecheckMode = initialMode();
@@ -73,6 +73,14 @@ export class TypeChecker {
   private readonly analyzeIds = new Set<number>();
   /** The latest cell answered from `remembered`: its commit sends nothing. */
   private answeredHere?: number;
+  /** The latest cell the checker analyzed, and whether it is pure (declares and imports nothing). */
+  private lastAnalyzed?: { seq: number; pure: boolean };
+  /**
+   * A cell that ran before the checker said whether it is pure: its commit
+   * waits for that answer (a pure cell's commit changes nothing and is not
+   * sent), or goes out ahead of the next request, whichever comes first.
+   */
+  private deferredCommit?: number;
 
   constructor(private readonly log: (text: string) => void = () => undefined) {}
 
@@ -140,7 +148,7 @@ export class TypeChecker {
     }
     if (m.kind === "applied") { this.inFlight--; this.checkerVersion = m.version; return; }
     if (m.kind === "diagnostics") this.checkerVersion = m.version;
-    this.settle(m.id, m.kind === "diagnostics" ? { diagnostics: m.diagnostics, version: m.version, reusable: m.reusable } : m.result);
+    this.settle(m.id, m.kind === "diagnostics" ? { diagnostics: m.diagnostics, version: m.version, reusable: m.reusable, pure: m.pure } : m.result);
   }
 
   private settle(id: number, value: unknown): void {
@@ -153,6 +161,11 @@ export class TypeChecker {
 
   private post(r: CheckerRequest): void {
     if (!this.worker) return;
+    const deferred = this.deferredCommit;
+    if (deferred !== undefined) {
+      this.deferredCommit = undefined;
+      if (!(r.kind === "commit" && r.seq === deferred)) this.post({ kind: "commit", seq: deferred });
+    }
     if (r.kind === "analyze") this.analyzeIds.add(r.id);
     if (r.kind === "analyze" || r.kind === "commit" || r.kind === "reset") this.inFlight++;
     this.worker.postMessage(r);
@@ -179,13 +192,19 @@ export class TypeChecker {
       return { seq, diagnostics: Promise.resolve([]) };
     }
     this.flushBacklog();
-    const hit = this.inFlight === 0 ? this.remembered.get(code) : undefined;
+    const hit = this.inFlight === 0 && this.deferredCommit === undefined ? this.remembered.get(code) : undefined;
     if (hit && hit.version === this.checkerVersion) {
       this.answeredHere = seq;
       return { seq, diagnostics: Promise.resolve(hit.diagnostics), known: hit.diagnostics };
     }
     const diagnostics = this.ask<Analysis>((id) => ({ kind: "analyze", id, seq, code, withDiagnostics: true }))
       .then((a) => {
+        const pure = a?.pure ?? false;
+        this.lastAnalyzed = { seq, pure };
+        if (this.deferredCommit === seq) {
+          this.deferredCommit = undefined;
+          if (!pure) this.post({ kind: "commit", seq });
+        }
         if (a?.reusable) this.remember(code, a.diagnostics, a.version);
         return a?.diagnostics ?? [];
       });
@@ -202,7 +221,11 @@ export class TypeChecker {
   commit(seq: number): void {
     if (this.answeredHere === seq) return;
     const code = this.unsent.get(seq);
-    if (code === undefined) { this.post({ kind: "commit", seq }); return; }
+    if (code === undefined) {
+      if (this.lastAnalyzed?.seq !== seq) this.deferredCommit = seq;
+      else if (!this.lastAnalyzed.pure) this.post({ kind: "commit", seq });
+      return;
+    }
     this.unsent.delete(seq);
     // Running the same cell again replaces what it declared: one analysis does for both.
     const last = this.backlog[this.backlog.length - 1];

@@ -15,9 +15,10 @@ export type CheckerReply =
   | { kind: "ready"; ms: number; nodeTypes: boolean }
   /**
    * A cell's diagnostics, found under `version` (CellLanguage.version);
-   * reusable: they hold for the same text while the version stays the same.
+   * reusable: they hold for the same text while the version stays the same;
+   * pure: the cell declares and imports nothing, so committing it is not needed.
    */
-  | { kind: "diagnostics"; id: number; diagnostics: CellDiagnostic[]; version: number; reusable: boolean }
+  | { kind: "diagnostics"; id: number; diagnostics: CellDiagnostic[]; version: number; reusable: boolean; pure: boolean }
   /** A commit or reset was applied; `version` is the version after it. */
   | { kind: "applied"; version: number }
   | { kind: "completion"; id: number; result: CompletionResult | null }

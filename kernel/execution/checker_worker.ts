@@ -34,7 +34,7 @@ function handle(r: CheckerRequest): void {
   switch (r.kind) {
     case "analyze": {
       const diagnostics = lang.analyze(r.code, r.seq, r.withDiagnostics);
-      send({ kind: "diagnostics", id: r.id, diagnostics, version: lang.version, reusable: lang.pendingIsReusable() });
+      send({ kind: "diagnostics", id: r.id, diagnostics, version: lang.version, reusable: lang.pendingIsReusable(), pure: lang.pendingIsPure() });
       // The declaration output needs this program: compute it before anything replaces the cell.
       lang.prepare();
       break;
