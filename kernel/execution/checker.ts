@@ -141,7 +141,6 @@ export class TypeChecker {
     }
     if (m.kind === "failed") {
       if (m.id === -1) { this.fail(m.message); return; }
-      if (this.analyzeIds.delete(m.id)) this.inFlight--;
       this.log(`checker: ${m.message}`);
       this.settle(m.id, null);
       return;
