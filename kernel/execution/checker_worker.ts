@@ -7,6 +7,7 @@ import { parentPort, workerData } from "worker_threads";
 import { readlinkSync } from "fs";
 import { setPriority } from "os";
 import { CellLanguage } from "./cell_language";
+import { saveTypeScriptCodeCache } from "./transpile";
 import type { CheckerReply, CheckerRequest } from "./checker_protocol";
 
 const port = parentPort!;
@@ -82,6 +83,7 @@ try {
   language = new CellLanguage(workerData.setup);
   language.warmUp();
   send({ kind: "ready", ms: Date.now() - t0, nodeTypes: language.project.hasNodeTypes });
+  saveTypeScriptCodeCache();
   if (queue.length) { scheduled = true; setImmediate(drain); }
 } catch (e) {
   send({ kind: "failed", id: -1, message: `cannot start the TypeScript language service: ${String((e as Error)?.stack ?? e)}` });
