@@ -6,28 +6,12 @@
  * peers: see peers.ts. Options are passed on to the harness: --kernels,
  * --starts, --cells, --code.
  */
-import { spawnSync } from "child_process";
-import { rmSync } from "fs";
 import { join } from "path";
-import { installSpecs, PY, ROOT } from "./peers";
+import { installSpecs, ROOT, runHarness, runMain } from "./peers";
 
-function main(): void {
-  const { prefix, share, versions, unavailable } = installSpecs(["floor", "python3", "deno", "tslab"]);
-  try {
-    const args = [join(ROOT, "bench", "kernel_bench.py"),
-      "--out", join(ROOT, "bench", "results", "kernel.json"), "--md", join(ROOT, "bench", "results", "kernel.md"),
-      "--versions", JSON.stringify(versions), "--unavailable", JSON.stringify(unavailable), ...process.argv.slice(2)];
-    const env = { ...process.env, JUPYTER_PATH: share, TSGPU_HISTORY_FILE: join(prefix, "history.jsonl") };
-    const res = spawnSync(PY, args, { stdio: "inherit", env, cwd: ROOT });
-    if (res.status !== 0) throw new Error(`bench/kernel_bench.py exited ${res.status}`);
-  } finally {
-    rmSync(prefix, { recursive: true, force: true });
-  }
-}
-
-try {
-  main();
-} catch (e) {
-  console.error(`bench:kernel: ${(e as Error).message}`);
-  process.exitCode = 1;
-}
+runMain("bench:kernel", () => {
+  const specs = installSpecs(["floor", "python3", "deno", "tslab"]);
+  runHarness("kernel_bench.py", specs, ROOT, () => [
+    "--out", join(ROOT, "bench", "results", "kernel.json"), "--md", join(ROOT, "bench", "results", "kernel.md"),
+  ]);
+});

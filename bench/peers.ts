@@ -9,7 +9,7 @@
  * reported with the reason, never measured in its place.
  */
 import { spawnSync } from "child_process";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 
@@ -89,4 +89,33 @@ export function installSpecs(peers: ("floor" | "python3" | "deno" | "tslab")[]):
     else specs.versions.tslab = firstLine(run(tslab, ["--version"]));
   }
   return specs;
+}
+
+/**
+ * Runs a Python harness of bench/ (SCRIPT) on the kernelspecs of `specs`
+ * (JUPYTER_PATH points at them; kernels keep their history in the prefix),
+ * with the arguments `args()` makes (it may add kernelspecs to the prefix),
+ * the specs' versions and what is unavailable, and this command's own
+ * options last; then removes the prefix. Throws if it fails.
+ */
+export function runHarness(script: string, specs: Specs, cwd: string, args: () => string[]): void {
+  try {
+    const argv = [join(ROOT, "bench", script), ...args(),
+      "--versions", JSON.stringify(specs.versions), "--unavailable", JSON.stringify(specs.unavailable), ...process.argv.slice(2)];
+    const env = { ...process.env, JUPYTER_PATH: specs.share, TSGPU_HISTORY_FILE: join(specs.prefix, "history.jsonl") };
+    const res = spawnSync(PY, argv, { stdio: "inherit", env, cwd });
+    if (res.status !== 0) throw new Error(`bench/${script} exited ${res.status}`);
+  } finally {
+    rmSync(specs.prefix, { recursive: true, force: true });
+  }
+}
+
+/** Runs a benchmark command's main; a failure is printed as `NAME: message` and sets the exit code. */
+export function runMain(name: string, main: () => void): void {
+  try {
+    main();
+  } catch (e) {
+    console.error(`${name}: ${(e as Error).message}`);
+    process.exitCode = 1;
+  }
 }

@@ -12,10 +12,9 @@
  * ../shared/bench/typed_cell.ts unless TSGPU_TYPED_CELL names another file.
  * Options go to the harness (--kernels, --cells, --settle).
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from "fs";
-import { spawnSync } from "child_process";
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from "fs";
 import { join, resolve } from "path";
-import { installSpecs, PY, ROOT as root } from "./peers";
+import { installSpecs, ROOT as root, runHarness, runMain } from "./peers";
 
 const cell = resolve(process.env.TSGPU_TYPED_CELL || join(root, "..", "shared", "bench", "typed_cell.ts"));
 
@@ -30,30 +29,15 @@ function tsgpuVariant(share: string, base: Record<string, unknown>, mode: "on" |
   return name;
 }
 
-function main(): void {
+runMain("bench:typed", () => {
   if (!existsSync(cell)) throw new Error(`expected the typed cell at ${cell}; set TSGPU_TYPED_CELL to its path`);
-  const { prefix, share, versions, unavailable } = installSpecs(["deno", "tslab"]);
-  const notes: Record<string, string> = { deno: "none", tslab: "always on" };
-  try {
-    const base = JSON.parse(readFileSync(join(share, "kernels", "tsgpu", "kernel.json"), "utf8"));
-    for (const mode of ["on", "off"] as const) notes[tsgpuVariant(share, base, mode)] = mode === "on" ? "on (warnings)" : "off";
-
-    const args = [join(root, "bench", "typed_bench.py"),
-      "--kernels", "tsgpu-check-off,tsgpu-check-on,deno,tslab", "--cell", cell,
+  const specs = installSpecs(["deno", "tslab"]);
+  runHarness("typed_bench.py", specs, specs.prefix, () => {
+    const notes: Record<string, string> = { deno: "none", tslab: "always on" };
+    const base = JSON.parse(readFileSync(join(specs.share, "kernels", "tsgpu", "kernel.json"), "utf8"));
+    for (const mode of ["on", "off"] as const) notes[tsgpuVariant(specs.share, base, mode)] = mode === "on" ? "on (warnings)" : "off";
+    return ["--kernels", "tsgpu-check-off,tsgpu-check-on,deno,tslab", "--cell", cell,
       "--out", join(root, "bench", "results", "typed.json"), "--md", join(root, "bench", "results", "typed.md"),
-      "--versions", JSON.stringify(versions), "--unavailable", JSON.stringify(unavailable), "--notes", JSON.stringify(notes),
-      ...process.argv.slice(2)];
-    const env = { ...process.env, JUPYTER_PATH: share, TSGPU_HISTORY_FILE: join(prefix, "history.jsonl") };
-    const res = spawnSync(PY, args, { stdio: "inherit", env, cwd: prefix });
-    if (res.status !== 0) throw new Error(`bench/typed_bench.py exited ${res.status}`);
-  } finally {
-    rmSync(prefix, { recursive: true, force: true });
-  }
-}
-
-try {
-  main();
-} catch (e) {
-  console.error(`bench:typed: ${(e as Error).message}`);
-  process.exitCode = 1;
-}
+      "--notes", JSON.stringify(notes)];
+  });
+});
