@@ -76,6 +76,7 @@ export class KernelClient {
         await c.launch(options);
         return c;
       } catch (e) {
+        await c.exitedOutput();
         c.close();
         if (attempt >= kStartAttempts || !/address already in use/i.test(c.stderr)) throw e;
       }
@@ -98,6 +99,11 @@ export class KernelClient {
     const argv = o.argv.map((a) => a.replace("{connection_file}", file));
     this.proc = spawn(argv[0], argv.slice(1), { env: o.env ?? process.env, cwd: o.cwd, stdio: ["ignore", "inherit", "pipe"] });
     this.proc.stderr!.on("data", (d) => { this.stderr += d.toString(); if (process.env.TSGPU_CLIENT_ECHO) process.stderr.write(d); });
+    this.outputClosed = new Promise((resolve) => this.proc!.once("close", () => resolve()));
+    // Requests waiting when the kernel ends will never be answered: end them now, saying why.
+    this.proc.once("exit", (code, signal) => {
+      for (const abandon of [...this.inFlight]) abandon(`the kernel exited (${signal ?? `code ${code}`})\n${this.stderr}`);
+    });
     const ep = (p: number) => endpoint(this.info, p);
     this.shell.connect(ep(this.info.shell_port));
     this.control.connect(ep(this.info.control_port));
@@ -156,7 +162,7 @@ export class KernelClient {
       let idle = false;
       const finish = () => { if (reply && idle) { cleanup(); resolve({ reply, outputs }); } };
       const timer = setTimeout(() => { cleanup(); reject(new Error(`no reply to ${type} within ${timeoutMs} ms\n${this.stderr}`)); }, timeoutMs);
-      const abandon = () => { cleanup(); reject(new Error(`${type} abandoned: the client was closed`)); };
+      const abandon = (why = "the client was closed") => { cleanup(); reject(new Error(`${type} abandoned: ${why}`)); };
       const cleanup = () => { clearTimeout(timer); this.listeners.delete(msgId); this.replies.delete(msgId); this.inFlight.delete(abandon); };
       this.inFlight.add(abandon);
       this.pending = (id: string) => {
@@ -176,11 +182,18 @@ export class KernelClient {
   }
   private pending: (id: string) => void = () => undefined;
   /** Ends each request still waiting for its reply (used by close). */
-  private readonly inFlight = new Set<() => void>();
+  private readonly inFlight = new Set<(why?: string) => void>();
 
   execute(code: string, extra: Record<string, unknown> = {}): Promise<ExecuteResult> {
     return this.request("execute_request", { code, silent: false, store_history: true, user_expressions: {}, allow_stdin: Boolean(this.onStdinRequest), stop_on_error: true, ...extra });
   }
+
+  /** Resolves when the kernel's stderr was read to its end, if the kernel has exited (at most 1 s). */
+  private async exitedOutput(): Promise<void> {
+    if (!this.proc || (this.proc.exitCode === null && this.proc.signalCode === null)) return;
+    await Promise.race([this.outputClosed, new Promise((r) => setTimeout(r, 1000))]);
+  }
+  private outputClosed: Promise<void> = Promise.resolve();
 
   private async waitForReady(): Promise<void> {
     const deadline = Date.now() + 30000;
@@ -190,7 +203,9 @@ export class KernelClient {
         // A request completes when its reply and its idle status have arrived; the idle is lost while the
         // iopub subscription is still being made, so ask again soon rather than wait long for it.
         await this.request("kernel_info_request", {}, "shell", kReadyPollMs);
-        if (this.iopubLog.length) return;
+        // The socket thread answers control once all of its sockets are bound: a kernel that
+        // answered shell but then could not bind those (a port taken meanwhile) exits instead.
+        if (this.iopubLog.length && await this.request("kernel_info_request", {}, "control", kReadyPollMs)) return;
       } catch { /* not up yet, or iopub not yet subscribed */ }
     }
     throw new Error(`kernel did not answer kernel_info within 30 s:\n${this.stderr}`);
