@@ -4,6 +4,13 @@
  * inspection ask it too. When the thread is not (yet) there, everything here
  * answers "nothing known" rather than waiting, so the kernel never depends
  * on it.
+ *
+ * Most cells are answered without the thread: the diagnostics it gave are
+ * remembered with its version (which moves only when a cell changes what
+ * later cells see, or imports), and a cell run again under the same version
+ * is answered here (see `remembered`). A cell's commit waits for the answer
+ * and is not sent for a cell that declares and imports nothing (see
+ * `deferredCommit`).
  */
 import { Worker } from "worker_threads";
 import { join } from "path";
