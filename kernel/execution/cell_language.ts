@@ -61,17 +61,19 @@ export class CellLanguage {
   readonly project: CellProject;
   private readonly ts: typeof TS;
   private readonly prelude = new Prelude();
-  private pending?: { seq: number; code: string; entry: () => CellEntry };
+  /**
+   * The cell last analyzed, until commit: its declarations (computed when
+   * asked), whether its diagnostics may be reused (it does not import: what
+   * it sees then depends on the file system too) and whether it is pure
+   * (declares and imports nothing, so committing it changes nothing).
+   */
+  private pending?: { seq: number; code: string; entry: () => CellEntry; reusable: boolean; pure: boolean };
   /**
    * Counts the changes to what a cell's diagnostics depend on: a prelude
    * chunk whose text changed, or the file system forgotten (a cell that
    * imports). Diagnostics found under one version hold until it changes.
    */
   version = 0;
-  /** Whether the cell last analyzed may have its diagnostics reused (it does not import). */
-  private lastReusable = false;
-  /** Whether the cell last analyzed declares and imports nothing. */
-  private lastPure = false;
   /**
    * Cells analyzed since the prelude last changed, by text. A cell's
    * diagnostics and declarations depend only on its text and on what earlier
@@ -101,9 +103,7 @@ export class CellLanguage {
     const hit = this.known.get(code);
     if (hit?.entry && (hit.diagnostics || !withDiagnostics)) {
       const entry = { seq, ...hit.entry };
-      this.pending = { seq, code, entry: () => entry };
-      this.lastReusable = true;
-      this.lastPure = hit.pure;
+      this.pending = { seq, code, entry: () => entry, reusable: true, pure: hit.pure };
       return hit.diagnostics ?? [];
     }
     const ts = this.ts;
@@ -128,9 +128,10 @@ export class CellLanguage {
     }
     // A cell that declares and imports nothing adds nothing to the prelude: skip its declaration output.
     const declaresNothing = !names.exportable.length && !names.imported.length;
-    this.pending = { seq, code, entry: declaresNothing ? () => ({ seq, imports: [], declarations: [] }) : () => this.entryOfCell(seq) };
-    this.lastReusable = !imports;
-    this.lastPure = declaresNothing && !imports;
+    this.pending = {
+      seq, code, entry: declaresNothing ? () => ({ seq, imports: [], declarations: [] }) : () => this.entryOfCell(seq),
+      reusable: !imports, pure: declaresNothing && !imports,
+    };
     if (!imports) this.remember(code, { diagnostics: withDiagnostics ? out : hit?.diagnostics, pure: declaresNothing });
     return out;
   }
@@ -140,10 +141,10 @@ export class CellLanguage {
    * for as long as `version` stays the same (false for cells that import:
    * what they see depends on the file system too).
    */
-  pendingIsReusable(): boolean { return this.lastReusable; }
+  pendingIsReusable(): boolean { return this.pending?.reusable ?? false; }
 
   /** Whether the cell last analyzed declares and imports nothing: committing it would change nothing. */
-  pendingIsPure(): boolean { return this.lastPure; }
+  pendingIsPure(): boolean { return this.pending?.pure ?? false; }
 
   /** The declarations of the cell last analyzed, from the compiler's declaration output. */
   private entryOfCell(seq: number): CellEntry {
@@ -161,7 +162,7 @@ export class CellLanguage {
     const p = this.pending;
     if (!p) return;
     const entry = p.entry();
-    this.pending = { seq: p.seq, code: p.code, entry: () => entry };
+    this.pending = { ...p, entry: () => entry };
     const known = this.known.get(p.code);
     if (known && !known.entry) known.entry = { imports: entry.imports, declarations: entry.declarations };
   }
