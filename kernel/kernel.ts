@@ -9,14 +9,14 @@ import type { Boot } from "./boot";
 import { log } from "./boot";
 import { OutputRouter } from "./execution/output";
 import { ExecutionEngine } from "./execution/engine";
-import { cellPosition, formatError } from "./execution/traceback";
+import { formatError } from "./execution/traceback";
 import { History, historyFile } from "./history";
 import { makeHandlers } from "./handlers";
 import { makeDisplayApi } from "./display";
 import { installStdin } from "./stdin";
 import { CommRegistry } from "./comms";
-import { MagicRegistry } from "../magics/registry";
-import { registerBuiltinMagics } from "../magics";
+import { MagicSession } from "../magics/session";
+import { describe } from "./execution/language";
 import { deviceUsage, loadRuntime } from "./runtime";
 
 export { log };
@@ -28,23 +28,19 @@ export async function startKernel(b: Boot): Promise<void> {
   const publish = (parent: Message, type: string, content: Record<string, unknown>, metadata: Record<string, unknown> = {}) =>
     transport.send("iopub", reply(parent, type, content, origin, metadata));
   const router = new OutputRouter(publish);
-  const magics = new MagicRegistry();
+  const magics = new MagicSession({
+    engine: () => engine, router, runtime: loadRuntime, loadedRuntime: loadRuntimeIfLoaded,
+    prompt: (text) => (globalThis as any).prompt(text), describe,
+  });
   engine = new ExecutionEngine(router, transport.interruptFlag, {
-    magic: (name, args) => magics.run(name, args, {
-      runtime: loadRuntime(),
-      output: { display: (bundle) => router.publish("display_data", { data: bundle, metadata: {}, transient: {} }), print: (t) => router.write("stdout", t.endsWith("\n") ? t : t + "\n") },
-      namespace: {
-        names: () => [...engine.userNames],
-        reset: () => engine.resetNamespace(),
-      },
-      typecheck: { mode: () => engine.checker.mode, setMode: (m) => { engine.checker.mode = m; }, unavailable: () => engine.checker.unavailable },
-    }),
+    magic: (name, args) => magics.runLine(name, args),
+    cellMagic: (name, args, body) => magics.runCell(name, args, body),
+    afterCell: (cell) => magics.afterCell(cell),
     runtime: loadRuntime,
     pump: () => transport.pump(),
   }, log);
-  registerBuiltinMagics(magics);
   // Memory history names the cell and line that allocated (the runtime reads this when it records stacks).
-  (globalThis as any)[Symbol.for("tsgpu.frameMapper")] = (file: string, line: number, col: number) => { const rec = engine.cells.get(file); const p = rec && cellPosition(rec, line, col); return rec && p ? { label: `Cell In[${rec.executionCount}]`, line: p.line } : null; };
+  (globalThis as any)[Symbol.for("tsgpu.frameMapper")] = magics.frameMapper;
   const history = new History(historyFile(), log);
   const stdin = installStdin(transport, router, origin);
   const { display, updateDisplay, clearOutput } = makeDisplayApi(router);
@@ -56,7 +52,7 @@ export async function startKernel(b: Boot): Promise<void> {
   }, log);
   const withParent = <T>(parent: Message, fn: () => T): T =>
     router.scopes.run({ parent, executionCount: engine.executionCount, signal: new AbortController().signal }, fn);
-  defineGlobals({ display, updateDisplay, clearOutput, comms: comms.api(), cell: () => engine.currentScope() });
+  defineGlobals({ display, updateDisplay, clearOutput, comms: comms.api(), registerMagic: magics.registerMagic, cell: () => engine.currentScope() });
 
   let exiting = false;
   const shutdown = (restart: boolean) => {
@@ -76,7 +72,11 @@ export async function startKernel(b: Boot): Promise<void> {
 
   const dispatcher = new Dispatcher(transport, origin, makeHandlers({
     engine, history, kernelInfo: () => staticInfo, shutdown, comms, withParent, log,
-  }), log, () => transport.deviceUsage(deviceUsage()));
+  }), log, () => {
+    transport.deviceUsage(deviceUsage());
+    // %restart: once its cell has been answered, exit so that the kernel manager starts a fresh kernel.
+    if (magics.restartRequested) shutdown(true);
+  });
 
   router.captureProcessStreams();
   const reportAsync = (kind: string) => (err: unknown) => {

@@ -1,7 +1,33 @@
 /**
  * What a magic receives: the runtime's public API (never the addon, never the
- * wire), the user namespace, and an output sink for mime bundles.
+ * wire), stdin, the user namespace, the output history, the kept error, the
+ * cells the kernel ran, and an output sink for mime bundles. The kernel's
+ * implementation of this context is built in `magics/session.ts`.
  */
+import type { MemoryTimeline } from "./timeline";
+
+/** A live tensor's storage as `torch.memory.liveTensors()` lists it. */
+export interface LiveTensor {
+  shape: number[];
+  dtype: string;
+  device: string;
+  nbytes: number;
+  id: number;
+  /**
+   * What the runtime says holds it, when it labels the memory it keeps itself
+   * (e.g. `{ kind: "saved", label: "saved for backward by mul" }`).
+   */
+  holder?: { kind: string; label: string };
+}
+
+/** What `torch.cuda.processes()` reports for one GPU. */
+export interface GpuProcessDevice {
+  index: number;
+  name: string;
+  total: number;
+  used: number;
+  processes: { pid: number; usedBytes: number }[];
+}
 
 /** The part of the `torch` runtime that magics use. */
 export interface RuntimeApi {
@@ -15,13 +41,31 @@ export interface RuntimeApi {
     summary(d: string, options?: { abbreviated?: boolean }): string;
     emptyCache(d: string): { releasedBytes: number; releasedSegments: number; keptBytes: number; keptSegments: number; reason: string };
     memGetInfo(d: string): [number, number];
-    liveTensors(d?: string): { shape: number[]; dtype: string; device: string; nbytes: number; id: number }[];
-    collectGarbage(): void;
+    liveTensors(d?: string): LiveTensor[];
+    collectGarbage(): { collected: boolean; freedTensors: number } | void;
+    resetPeakStats(d: string): void;
   };
-  cuda: { isAvailable(): boolean; unavailableReason(): string };
+  cuda: {
+    isAvailable(): boolean;
+    unavailableReason(): string;
+    synchronize(d?: string | number): void;
+    /** The processes using each GPU, through NVML (absent in runtimes without it). */
+    processes?(): { available: boolean; reason: string; devices: GpuProcessDevice[] };
+  };
+  /** The Tensor class, to recognise tensors in the namespace. */
+  Tensor: abstract new (...args: never[]) => { id: number; nbytes: number; shape: number[]; dtype: string; device: string };
 }
 
 export type MimeBundle = Record<string, unknown>;
+
+/** A timer or interval a cell started that has not fired (or been cleared) yet. */
+export interface CellTimer {
+  kind: "setTimeout" | "setInterval" | "setImmediate";
+  /** The execution count of the cell that started it. */
+  cell: number;
+  /** The callback's name, or "" for an anonymous function. */
+  callback: string;
+}
 
 export interface MagicContext {
   runtime: RuntimeApi;
@@ -31,11 +75,63 @@ export interface MagicContext {
     /** Writes a line to the cell's stdout. */
     print(text: string): void;
   };
+  stdin: {
+    /**
+     * Asks a yes/no question through an input_request; true for "y"/"yes".
+     * Null when the frontend does not allow stdin for this request.
+     */
+    confirm(question: string): boolean | null;
+  };
   namespace: {
-    /** Names the user's cells declared. */
+    /** Names the user's cells declared, in the order first declared. */
     names(): string[];
-    /** Drops every user variable and the output history; returns the names dropped. */
+    /** The value of a user variable (undefined when it has none). */
+    get(name: string): unknown;
+    /** Drops these user variables; returns the names dropped. */
+    remove(names: string[]): string[];
+    /** Drops every user variable; returns the names dropped. */
     reset(): string[];
+  };
+  /** IPython's output history: `Out`, `_`, `__`, `___` and `_N`. */
+  outputs: {
+    /** Results by execution count. */
+    entries(): [number, unknown][];
+    /** Drops the whole history; returns the execution counts dropped. */
+    clear(): number[];
+    /** Drops the entries that hold `value`; returns their execution counts. */
+    forget(value: unknown): number[];
+  };
+  /** The error the last failing cell raised, kept for inspection (IPython's sys.last_value). */
+  errors: {
+    kept(): { cell: number; error: unknown } | undefined;
+    clear(): void;
+  };
+  cells: {
+    /** The execution count of the running cell. */
+    current(): number;
+    /** A position in a generated cell script → the cell and line the user wrote, or null. */
+    position(file: string, line: number, column: number): { cell: number; line: number } | null;
+    /** Execution counts of cells that were interrupted (or failed) while they still had work pending. */
+    interrupted(): number[];
+    /** Timers and intervals cells started that are still pending. */
+    timers(): CellTimer[];
+    /** Clears every pending timer and interval cells started; returns how many. */
+    stopTimers(): number;
+  };
+  /** Memory after every executed cell, and the per-cell watch footer. */
+  timeline: MemoryTimeline;
+  kernel: {
+    /**
+     * Once the running cell has been answered, releases native resources and
+     * exits so that the kernel manager starts a fresh kernel.
+     */
+    restart(): void;
+    /** Help text for a name in the user namespace (what `?name` shows), or undefined. */
+    describe(name: string): string | undefined;
+    /** Runs cell code (for %%time, %%memory, %timeit); resolves with its last expression's value. */
+    run(code: string): Promise<unknown>;
+    /** The magics (for %lsmagic and registerMagic). */
+    magics(): { name: string; usage: string; cell: boolean }[];
   };
   /** How cells are type checked (absent where the kernel has no checker). */
   typecheck?: {
@@ -50,7 +146,10 @@ export interface Magic {
   name: string;
   /** One line of usage, shown by %lsmagic and on a usage error. */
   usage: string;
+  /** Runs `%name args`. */
   run(args: string[], ctx: MagicContext): Promise<unknown> | unknown;
+  /** Runs `%%name args` with the rest of the cell as `body` (cell magics only). */
+  runCell?(args: string[], body: string, ctx: MagicContext): Promise<unknown> | unknown;
 }
 
 export class UsageError extends Error {

@@ -28,3 +28,52 @@ export function textTable(rows: (string | number)[][]): string {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
   return rows.map((r) => r.map((v, i) => typeof v === "number" ? String(v).padStart(widths[i]) : String(v).padEnd(widths[i])).join("  ").trimEnd()).join("\n");
 }
+
+/**
+ * Styles of every magic's HTML, inlined in each output (self-contained, no
+ * external sheets). Text uses the page's color (JupyterLab's dark theme
+ * included); bars use colors that read on light and dark backgrounds.
+ */
+export const STYLE = `<style>
+.tsgpu-out{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:13px;color:inherit}
+.tsgpu-out table{border-collapse:collapse;margin:4px 0 10px 0;color:inherit}
+.tsgpu-out caption{text-align:left;font-weight:600;padding:2px 0 4px 0;color:inherit}
+.tsgpu-out th,.tsgpu-out td{padding:2px 10px 2px 4px;border-bottom:1px solid rgba(128,128,128,.35);color:inherit;background:transparent}
+.tsgpu-out th{font-weight:600}
+.tsgpu-out .num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.tsgpu-out .bar{display:inline-block;width:180px;height:10px;background:rgba(128,128,128,.25);border-radius:2px;vertical-align:middle;overflow:hidden}
+.tsgpu-out .bar>span{display:block;height:100%}
+.tsgpu-out .note{opacity:.85;margin:2px 0}
+</style>`;
+
+/** Colors of the memory kinds (bars, chart lines). */
+export const COLORS: Record<string, string> = {
+  allocated: "#3b82f6", peak: "#ef4444", reserved: "#f59e0b", unallocated: "#f59e0b", split: "#a855f7",
+  free: "#22c55e", total: "#9ca3af", context: "#14b8a6", others: "#ec4899",
+};
+
+/** A horizontal bar for `value` out of `total`, with its percentage in the tooltip. */
+export function htmlBar(value: number, total: number, color: string): string {
+  const pct = total > 0 ? Math.max(0, Math.min(100, (value / total) * 100)) : 0;
+  return `<span class="bar" title="${pct.toFixed(1)}% of ${escapeHtml(formatBytes(total))}" data-percent="${pct.toFixed(2)}"><span style="width:${pct.toFixed(2)}%;background:${color}"></span></span>`;
+}
+
+/** The same bar as text: `████░░░░░░` (width characters). */
+export function textBar(value: number, total: number, width = 20): string {
+  const filled = total > 0 ? Math.round(Math.max(0, Math.min(1, value / total)) * width) : 0;
+  return "█".repeat(filled) + "░".repeat(width - filled);
+}
+
+/** Wraps magic HTML in its styled container. */
+export function htmlBlock(inner: string): string {
+  return `<div class="tsgpu-out">${STYLE}${inner}</div>`;
+}
+
+/** A table from rows of already-escaped HTML cells; the first row is the header. `numeric[i]` right-aligns column i. */
+export function htmlRows(rows: string[][], numeric: boolean[], caption?: string, cls = ""): string {
+  const [head, ...body] = rows;
+  const td = (tag: string, v: string, i: number) => `<${tag}${numeric[i] ? ' class="num"' : ""}>${v}</${tag}>`;
+  return `<table${cls ? ` class="${cls}"` : ""}>${caption ? `<caption>${escapeHtml(caption)}</caption>` : ""}` +
+    `<thead><tr>${head.map((h, i) => td("th", h, i)).join("")}</tr></thead>` +
+    `<tbody>${body.map((r) => `<tr>${r.map((v, i) => td("td", v, i)).join("")}</tr>`).join("")}</tbody></table>`;
+}

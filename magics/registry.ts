@@ -1,4 +1,4 @@
-/** The table of line magics, by name. */
+/** The table of magics, by name (a magic with `runCell` is also a cell magic, `%%name`). */
 import { Magic, MagicContext, UsageError } from "./context";
 
 export class MagicRegistry {
@@ -16,6 +16,16 @@ export class MagicRegistry {
       throw new UsageError(`Line magic function \`%${name}\` not found. Known magics: ${this.names().map((n) => "%" + n).join(", ")}`);
     }
     return magic.run(splitArgs(argText), ctx);
+  }
+
+  /** Runs `%%name args` with the rest of the cell as `body`. */
+  async runCell(name: string, argText: string, body: string, ctx: MagicContext): Promise<unknown> {
+    const magic = this.magics.get(name);
+    if (!magic?.runCell) {
+      const cellMagics = this.names().filter((n) => this.magics.get(n)!.runCell);
+      throw new UsageError(`Cell magic \`%%${name}\` not found${magic ? ` (%${name} is a line magic)` : ""}. Known cell magics: ${cellMagics.map((n) => "%%" + n).join(", ")}`);
+    }
+    return magic.runCell(splitArgs(argText), body, ctx);
   }
 }
 

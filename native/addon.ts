@@ -20,6 +20,8 @@ export interface Frame {
   line: number;
   column: number;
   name: string;
+  /** Execution count of the notebook cell the frame is in (absent outside cells). */
+  cell?: number;
 }
 
 /** What emptyCache reports. */
@@ -43,6 +45,24 @@ export interface PolicyReplayResult {
   ns_per_alloc: number;
   ns_per_free: number;
   ooms: number;
+}
+
+/** NVML's view of the GPUs: memory and the processes using each (see torch.cuda.processes). */
+export interface GpuProcessReport {
+  /** False when NVML could not be loaded or asked; `reason` says why. */
+  available: boolean;
+  reason: string;
+  devices: {
+    /** NVML's device index. */
+    index: number;
+    name: string;
+    uuid: string;
+    total: number;
+    used: number;
+    free: number;
+    /** Compute processes; usedBytes is null when the driver cannot attribute memory (e.g. in a container). */
+    processes: { pid: number; usedBytes: number | null }[];
+  }[];
 }
 
 /** The functions tsgpu.node exports. */
@@ -94,6 +114,7 @@ export interface NativeAddon {
   copy(dst: StorageHandle, src: StorageHandle): void;
   manualSeed(seed: number): void;
   setErrorClasses(classes: { OutOfMemoryError: Function }): void;
+  gpuProcesses(): GpuProcessReport;
 }
 
 function loadAddon(): NativeAddon {

@@ -3,7 +3,7 @@
  * unavailable, isAvailable/unavailableReason/deviceCount answer and every
  * other function throws an error that says why.
  */
-import { native } from './addon';
+import { GpuProcessReport, native } from './addon';
 import { codedError } from './errors';
 import * as mem from './memory';
 
@@ -99,6 +99,16 @@ export function setPerProcessMemoryFraction(fraction: number, device?: CudaDevic
     throw codedError('TSGPU_ARG', `invalid fraction ${String(fraction)}: allowed range is 0 to 1`);
   }
   native.setMemoryFraction(fraction, cudaDevice(device));
+}
+
+/**
+ * Every GPU's memory and the compute processes using it, from NVML
+ * (libnvidia-ml.so.1, loaded at run time); like PyTorch's
+ * `torch.cuda.list_gpu_processes`, as data. Works without CUDA: then
+ * `available` is false and `reason` says why.
+ */
+export function processes(): GpuProcessReport {
+  return native.gpuProcesses();
 }
 
 /** Waits for all work on the device to finish. */

@@ -26,6 +26,10 @@ export type Outcome =
 export interface EngineHooks {
   /** Runs a line magic (`%name args`) for the calling cell. */
   magic(name: string, args: string): Promise<unknown> | unknown;
+  /** Runs a cell magic (`%%name args` on the first line) with the rest of the cell as `body`. */
+  cellMagic?(name: string, args: string, body: string): Promise<unknown> | unknown;
+  /** Called when a cell has finished, inside its output scope (for per-cell footers and records). */
+  afterCell?(cell: { executionCount: number; status: "ok" | "error"; interrupted: boolean; pending: boolean }): void;
   /** The runtime object (`torch`). */
   runtime(): unknown;
   /**
@@ -38,8 +42,17 @@ export interface EngineHooks {
 /** A line that is a magic call: `%name args`. */
 const MAGIC_LINE = /^([ \t]*)%([A-Za-z_][\w]*)(.*)$/;
 
-/** Rewrites `%name args` lines into awaited calls, keeping every line where it was. */
+/** A cell whose first line is `%%name args`: the rest of the cell is the magic's body. */
+const CELL_MAGIC = /^[ \t]*%%([A-Za-z_][\w]*)([^\n]*)(?:\n([\s\S]*))?$/;
+
+/**
+ * Rewrites `%name args` lines into awaited calls, keeping every line where it
+ * was; a `%%name` cell becomes one call that gets the body (with an empty
+ * first line, so that its line numbers are the cell's).
+ */
 export function rewriteMagics(source: string): string {
+  const cell = CELL_MAGIC.exec(source);
+  if (cell) return `await __tsgpu.cellMagic(${JSON.stringify(cell[1])}, ${JSON.stringify(cell[2].trim())}, ${JSON.stringify("\n" + (cell[3] ?? ""))})`;
   return source.split("\n").map((line) => {
     const m = MAGIC_LINE.exec(line);
     return m ? `${m[1]}await __tsgpu.magic(${JSON.stringify(m[2])}, ${JSON.stringify(m[3].trim())});` : line;
@@ -55,6 +68,8 @@ export class ExecutionEngine {
   readonly outputs: Record<number, unknown> = {};
   /** The last error a cell raised (kept for inspection, dropped by %reset). */
   lastError: unknown;
+  /** The execution count of the cell that raised lastError. */
+  lastErrorCell = 0;
   private seq = 0;
   private cancel?: (e: Error) => void;
   private abort?: AbortController;
@@ -89,6 +104,10 @@ export class ExecutionEngine {
       /** Makes a cell's function declarations global (they are hoisted inside the cell's wrapper). */
       define(values: Record<string, unknown>): void { Object.assign(globalThis, values); },
       magic: (name: string, args: string) => this.hooks.magic(name, args),
+      cellMagic: (name: string, args: string, body: string) => {
+        if (!this.hooks.cellMagic) throw new Error(`cell magics are not available here (%%${name})`);
+        return this.hooks.cellMagic(name, args, body);
+      },
     };
     Object.defineProperty(globalThis, "__tsgpu", { value: runtime, enumerable: false, configurable: true, writable: true });
     Object.defineProperty(globalThis, "Out", { value: this.outputs, enumerable: false, configurable: true, writable: true });
@@ -143,6 +162,7 @@ export class ExecutionEngine {
     cancelled.catch(() => undefined);
 
     let outcome: Outcome;
+    let settled: Promise<boolean> | undefined;
     try {
       if (mode === "strict") {
         const errors = (check.known ?? await Promise.race([check.diagnostics, cancelled])).filter((d) => d.category === "error");
@@ -157,19 +177,28 @@ export class ExecutionEngine {
       const script = new Script(transpiled.script, { filename: fileName });
       this.checker.commit(check.seq);
       const promise = this.router.scopes.run(scope, () => script.runInThisContext({ breakOnSigint: true }) as Promise<void>);
+      settled = promise.then(() => true, () => true);
       await Promise.race([promise, cancelled]);
       const hasResult = keepResult && cellState.result !== undefined;
-      if (hasResult && options.storeHistory) this.outputs[executionCount] = cellState.result;
+      if (hasResult && options.storeHistory) this.storeOutput(executionCount, cellState.result);
       outcome = { status: "ok", executionCount, hasResult, result: cellState.result };
     } catch (e) {
       const interrupted = e instanceof InterruptError || isVmSigint(e);
       const err = isVmSigint(e) ? new InterruptError() : e;
       this.lastError = err;
+      this.lastErrorCell = executionCount;
       outcome = { status: "error", executionCount, interrupted, error: formatError(err, this.cells) };
     } finally {
       this.cancel = undefined;
       this.abort = undefined;
       Atomics.store(this.interruptFlag, 0, 0);
+      this.router.flush();
+    }
+    // A cell stopped while awaiting keeps its frames until what it awaits settles.
+    const pending = settled ? !(await Promise.race([settled, Promise.resolve(false)])) : false;
+    if (this.hooks.afterCell) {
+      const info = { executionCount, status: outcome.status, interrupted: outcome.status === "error" && outcome.interrupted, pending };
+      this.router.scopes.run(scope, () => this.hooks.afterCell!(info));
       this.router.flush();
     }
     if (mode === "on") await this.reportWarnings(check, rec, scope);
@@ -212,6 +241,67 @@ export class ExecutionEngine {
     }
   }
 
+  /**
+   * Keeps a cell's result in the output history: `Out[N]`, `_N`, and `_`,
+   * `__`, `___` for the last three (each left alone when the user assigned it).
+   */
+  storeOutput(executionCount: number, value: unknown): void {
+    this.outputs[executionCount] = value;
+    const g = globalThis as any;
+    const ours = (name: string) => g[name] === undefined || this.historyValues.get(name) === g[name];
+    const shifted: [string, unknown][] = [["___", this.historyValues.get("__")], ["__", this.historyValues.get("_")], ["_", value]];
+    for (const [name, v] of shifted) {
+      if (!ours(name)) continue;
+      g[name] = v;
+      this.historyValues.set(name, v);
+    }
+    g[`_${executionCount}`] = value;
+  }
+  private readonly historyValues = new Map<string, unknown>();
+
+  /** Drops the output history (`Out`, `_`, `__`, `___`, `_N`); returns the execution counts dropped. */
+  clearOutputs(only?: (value: unknown) => boolean): number[] {
+    const g = globalThis as any;
+    const dropped: number[] = [];
+    for (const k of Object.keys(this.outputs)) {
+      const n = Number(k);
+      if (only && !only(this.outputs[n])) continue;
+      delete this.outputs[n];
+      if (g[`_${n}`] !== undefined) delete g[`_${n}`];
+      dropped.push(n);
+    }
+    for (const [name, v] of [...this.historyValues]) {
+      if (only && !only(v)) continue;
+      if (g[name] === v) g[name] = undefined;
+      this.historyValues.delete(name);
+    }
+    return dropped;
+  }
+
+  /**
+   * Runs code as part of the current cell (a cell magic's body): same
+   * execution count, declarations persist, tracebacks name the cell's lines.
+   * Resolves with the value of its last expression.
+   */
+  async runNested(code: string): Promise<unknown> {
+    const fileName = `tsgpu-cell-${++this.seq}`;
+    const rec: CellRecord = { fileName, executionCount: this.executionCount, lines: code.split("\n") };
+    this.cells.set(fileName, rec);
+    const t = transpileCell(rewriteMagics(code), fileName, true);
+    rec.compiled = t;
+    for (const n of t.names) this.userNames.add(n);
+    const runtime = (globalThis as any).__tsgpu;
+    const saved = runtime.cell;
+    const state = { result: undefined as unknown };
+    runtime.cell = state;
+    try {
+      await new Script(t.script, { filename: fileName }).runInThisContext({ breakOnSigint: true });
+      return state.result;
+    } finally {
+      runtime.cell = saved;
+    }
+  }
+
   /** Drops every user variable and the output history; returns the names dropped. */
   resetNamespace(): string[] {
     const dropped = [...this.userNames];
@@ -221,7 +311,7 @@ export class ExecutionEngine {
     }
     this.userNames.clear();
     this.checker.reset();
-    for (const k of Object.keys(this.outputs)) delete this.outputs[Number(k)];
+    this.clearOutputs();
     this.lastError = undefined;
     return dropped;
   }

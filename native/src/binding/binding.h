@@ -52,6 +52,9 @@ Context argContext(const Napi::CallbackInfo& info, size_t i);
 void setOutOfMemoryClass(Napi::Function ctor);
 Napi::Object contextToJs(Napi::Env env, const Context& context);
 
+// ---- nvml_binding.cc: gpuProcesses() from NVML
+void initNvml(Napi::Env env, Napi::Object exports);
+
 // ---- storage_binding.cc: storages owned by JS objects
 StorageTable& storages();
 /** The live storage behind handle argument `i` (a number); throws TSGPU_DISPOSED if freed. */

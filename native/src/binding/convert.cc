@@ -136,7 +136,8 @@ Context argContext(const Napi::CallbackInfo& info, size_t i) {
     if (!v.IsObject()) continue;
     Napi::Object o = v.As<Napi::Object>();
     Frame f;
-    Napi::Value file = o.Get("filename"), line = o.Get("line"), col = o.Get("column"), name = o.Get("name");
+    Napi::Value file = o.Get("filename"), line = o.Get("line"), col = o.Get("column"), name = o.Get("name"), cell = o.Get("cell");
+    if (cell.IsNumber()) f.cell = cell.As<Napi::Number>().Int32Value();
     if (file.IsString()) f.filename = file.As<Napi::String>().Utf8Value();
     if (line.IsNumber()) f.line = line.As<Napi::Number>().Int32Value();
     if (col.IsNumber()) f.column = col.As<Napi::Number>().Int32Value();
@@ -156,6 +157,7 @@ Napi::Object contextToJs(Napi::Env env, const Context& context) {
       o.Set("line", f.line);
       o.Set("column", f.column);
       o.Set("name", f.name);
+      if (f.cell > 0) o.Set("cell", f.cell);
       frames.Set(k++, o);
     }
   }

@@ -16,6 +16,7 @@ struct Frame {
   int line = 0;          // 1-based line in that cell or file
   int column = 0;        // 1-based column (0 when unknown)
   std::string name;      // function name ("" at top level)
+  int cell = 0;          // execution count of the notebook cell (0 when not a cell)
 };
 
 /** A stack of frames, innermost first; shared between blocks and trace entries. */

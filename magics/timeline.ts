@@ -1,0 +1,71 @@
+/**
+ * Memory after every executed cell, recorded by the kernel (through
+ * `afterCell`), for `%memory --timeline`; and the one-line footer that
+ * `%memory --watch on` prints after each cell.
+ */
+import type { RuntimeApi } from "./context";
+import { formatBytes } from "./format";
+
+/** One device's numbers after one cell. */
+export interface TimelineDevice {
+  device: string;
+  allocated: number;
+  reserved: number;
+  /** allocated_bytes.all.peak: the highest allocated since the start or the last peak reset. */
+  peak: number;
+}
+
+export interface TimelinePoint {
+  /** Execution count of the cell. */
+  cell: number;
+  /** When it finished (ms since the epoch). */
+  time: number;
+  devices: TimelineDevice[];
+}
+
+/** Most points kept; older ones are dropped. */
+const kMaxPoints = 10000;
+
+export class MemoryTimeline {
+  readonly points: TimelinePoint[] = [];
+  /** Whether a footer is printed after every cell. */
+  watch = false;
+
+  /** Reads every device's numbers (none before the runtime is loaded). */
+  static read(runtime: RuntimeApi | undefined): TimelineDevice[] {
+    if (!runtime) return [];
+    return runtime.memory.devices().map((device) => ({
+      device, allocated: runtime.memory.allocated(device), reserved: runtime.memory.reserved(device), peak: runtime.memory.maxAllocated(device),
+    }));
+  }
+
+  /**
+   * Turns the footer on or off. While on, the peak statistics are reset
+   * after every cell (as `torch.cuda.reset_peak_memory_stats()` would be),
+   * so that each footer shows its own cell's peak.
+   */
+  setWatch(on: boolean, runtime: RuntimeApi | undefined): void {
+    this.watch = on;
+    if (on && runtime) for (const d of runtime.memory.devices()) runtime.memory.resetPeakStats(d);
+  }
+
+  /** Records the point of a finished cell; returns the watch footer, if watching. */
+  afterCell(cell: number, runtime: RuntimeApi | undefined): string | undefined {
+    const devices = MemoryTimeline.read(runtime);
+    const previous = this.points[this.points.length - 1];
+    this.points.push({ cell, time: Date.now(), devices });
+    if (this.points.length > kMaxPoints) this.points.splice(0, this.points.length - kMaxPoints);
+    if (!this.watch) return undefined;
+    if (runtime) for (const d of devices) runtime.memory.resetPeakStats(d.device);
+    return watchFooter(cell, devices, new Map((previous?.devices ?? []).map((d) => [d.device, d.allocated])));
+  }
+}
+
+/** "[memory] cell 7 · cpu: +3.81 MiB allocated (peak 7.63 MiB), 22.00 MiB reserved" */
+export function watchFooter(cell: number, devices: TimelineDevice[], before: Map<string, number>): string {
+  const parts = devices.map((d) => {
+    const delta = d.allocated - (before.get(d.device) ?? 0);
+    return `${d.device}: ${delta >= 0 ? "+" : ""}${formatBytes(delta)} allocated (peak ${formatBytes(d.peak)}), ${formatBytes(d.reserved)} reserved`;
+  });
+  return `[memory] cell ${cell} · ${parts.length ? parts.join(" · ") : "no tensors yet"}`;
+}
