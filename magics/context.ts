@@ -128,8 +128,10 @@ export interface MagicContext {
     restart(): void;
     /** Help text for a name in the user namespace (what `?name` shows), or undefined. */
     describe(name: string): string | undefined;
-    /** Runs cell code (for %%time, %%memory, %timeit); resolves with its last expression's value. */
+    /** Runs cell code (for %%time, %%memory); resolves with its last expression's value. */
     run(code: string): Promise<unknown>;
+    /** Compiles cell code once into a function that runs it (for %timeit). */
+    compile(code: string): () => Promise<unknown>;
     /** The magics (for %lsmagic and registerMagic). */
     magics(): { name: string; usage: string; cell: boolean }[];
   };
@@ -146,6 +148,8 @@ export interface Magic {
   name: string;
   /** One line of usage, shown by %lsmagic and on a usage error. */
   usage: string;
+  /** When true, `run` gets the argument text whole, as `[text]` (statements, values with spaces). */
+  raw?: boolean;
   /** Runs `%name args`. */
   run(args: string[], ctx: MagicContext): Promise<unknown> | unknown;
   /** Runs `%%name args` with the rest of the cell as `body` (cell magics only). */

@@ -179,7 +179,7 @@ export function describePath(g: HeapGraph, path: number[], ctx: MagicContext): H
       const holderEdge = path.slice(0, i).reverse().find((x) => /^(Timeout|Immediate)$/.test(g.name(g.edgeFrom(x))));
       if (holderEdge !== undefined) {
         const timer = g.name(g.edgeFrom(holderEdge)) === "Immediate" ? "an immediate" : "a timer";
-        return { kind: "timer", label: `\`${variable}\`, captured by the callback ${f.text} of ${timer} started in cell ${f.cell}`, cell: f.cell };
+        return { kind: "timer", label: `\`${variable}\`, captured by ${f.text}, the callback of ${timer} started in cell ${f.cell}`, cell: f.cell };
       }
       const global = path.slice(0, i).find((x) => g.edgeType(x) === "property" && /^global/.test(g.name(g.edgeFrom(x))));
       const via = global !== undefined ? ` held by the variable \`${g.edgeName(global)}\`` : "";

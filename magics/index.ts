@@ -1,19 +1,14 @@
 /** The magics every kernel has. */
 import { MagicRegistry } from "./registry";
 import { memoryMagic } from "./memory";
-import { resetMagic } from "./reset";
+import { resetMagic, resetSelectiveMagic, xdelMagic } from "./reset";
 import { emptyCacheMagic } from "./empty_cache";
 import { typecheckMagic } from "./typecheck";
-import type { Magic } from "./context";
+import { whoMagic, whosMagic } from "./who";
+import { timeMagic, timeitMagic } from "./timing";
+import { envMagic, lsmagicMagic, pinfoMagic, restartMagic } from "./kernel_magics";
 
 export function registerBuiltinMagics(registry: MagicRegistry): void {
-  const lsmagic: Magic = {
-    name: "lsmagic",
-    usage: "%lsmagic   (list the line magics)",
-    run(_args, ctx) {
-      const lines = registry.names().map((n) => registry.get(n)!.usage);
-      ctx.output.display({ "text/plain": lines.join("\n"), "application/json": { magics: registry.names() } });
-    },
-  };
-  for (const m of [memoryMagic, resetMagic, emptyCacheMagic, typecheckMagic, lsmagic]) registry.register(m);
+  for (const m of [memoryMagic, resetMagic, resetSelectiveMagic, xdelMagic, emptyCacheMagic, typecheckMagic, whoMagic, whosMagic,
+    timeMagic, timeitMagic, envMagic, pinfoMagic, restartMagic, lsmagicMagic]) registry.register(m);
 }

@@ -15,7 +15,7 @@ export class MagicRegistry {
     if (!magic) {
       throw new UsageError(`Line magic function \`%${name}\` not found. Known magics: ${this.names().map((n) => "%" + n).join(", ")}`);
     }
-    return magic.run(splitArgs(argText), ctx);
+    return magic.run(magic.raw ? [argText] : splitArgs(argText), ctx);
   }
 
   /** Runs `%%name args` with the rest of the cell as `body`. */

@@ -77,9 +77,10 @@ export class MagicSession {
     this.registry.register({
       name,
       usage: options.usage ?? `${cell ? "%%" : "%"}${name}   (added by registerMagic)`,
+      raw: true,
       run: (args, ctx) => {
         if (cell) throw new UsageError(`%${name} is a cell magic: write %%${name} on the first line of the cell`);
-        return (fn as (a: string, c: MagicContext) => unknown)(args.join(" "), ctx);
+        return (fn as (a: string, c: MagicContext) => unknown)(args[0] ?? "", ctx);
       },
       runCell: cell ? (args, body, ctx) => (fn as (a: string, b: string, c: MagicContext) => unknown)(args.join(" "), body, ctx) : undefined,
     });
@@ -141,7 +142,8 @@ export class MagicSession {
       kernel: {
         restart: () => { this.restartRequested = true; },
         describe: (name: string) => d.describe(name.split(".")) ?? undefined,
-        run: (code: string) => engine().runNested(code),
+        run: (code: string) => engine().compileNested(code)(),
+        compile: (code: string) => engine().compileNested(code),
         magics: () => registry.names().map((n) => { const m = registry.get(n)!; return { name: n, usage: m.usage, cell: Boolean(m.runCell) }; }),
       },
       typecheck: {

@@ -279,27 +279,31 @@ export class ExecutionEngine {
   }
 
   /**
-   * Runs code as part of the current cell (a cell magic's body): same
-   * execution count, declarations persist, tracebacks name the cell's lines.
-   * Resolves with the value of its last expression.
+   * Compiles code as part of the current cell (a cell magic's body, a timed
+   * statement) into a function that runs it: same execution count,
+   * declarations persist, tracebacks name the cell's lines. Each call
+   * resolves with the value of its last expression.
    */
-  async runNested(code: string): Promise<unknown> {
+  compileNested(code: string): () => Promise<unknown> {
     const fileName = `tsgpu-cell-${++this.seq}`;
     const rec: CellRecord = { fileName, executionCount: this.executionCount, lines: code.split("\n") };
     this.cells.set(fileName, rec);
     const t = transpileCell(rewriteMagics(code), fileName, true);
     rec.compiled = t;
     for (const n of t.names) this.userNames.add(n);
-    const runtime = (globalThis as any).__tsgpu;
-    const saved = runtime.cell;
-    const state = { result: undefined as unknown };
-    runtime.cell = state;
-    try {
-      await new Script(t.script, { filename: fileName }).runInThisContext({ breakOnSigint: true });
-      return state.result;
-    } finally {
-      runtime.cell = saved;
-    }
+    const script = new Script(t.script, { filename: fileName });
+    return async () => {
+      const runtime = (globalThis as any).__tsgpu;
+      const saved = runtime.cell;
+      const state = { result: undefined as unknown };
+      runtime.cell = state;
+      try {
+        await script.runInThisContext({ breakOnSigint: true });
+        return state.result;
+      } finally {
+        runtime.cell = saved;
+      }
+    };
   }
 
   /** Drops every user variable and the output history; returns the names dropped. */
