@@ -108,6 +108,35 @@ export class HeapGraph {
     return via;
   }
 
+  /** The nodes that hold `n` through a strong edge. */
+  retainers(n: number): number[] {
+    const out: number[] = [];
+    const edges = this.raw.edges;
+    for (let e = 0; e < edges.length; e += this.ef) {
+      if (edges[e + 2] / this.nf === n && this.edgeType(e) !== "weak") out.push(this.edgeFrom(e));
+    }
+    return out;
+  }
+
+  /** Whether a timer (Timeout or Immediate) holds `n` within `depth` steps; its class name, or null. */
+  timerHolding(n: number, depth = 4): string | null {
+    let frontier = [n];
+    const seen = new Set<number>(frontier);
+    for (let d = 0; d < depth && frontier.length; d++) {
+      const next: number[] = [];
+      for (const x of frontier) {
+        for (const r of this.retainers(x)) {
+          if (seen.has(r)) continue;
+          seen.add(r);
+          if (this.type(r) === "object" && /^(Timeout|Immediate)$/.test(this.name(r))) return this.name(r);
+          next.push(r);
+        }
+      }
+      frontier = next;
+    }
+    return null;
+  }
+
   /** The node an edge starts from (edges are stored in node order). */
   edgeFrom(e: number): number {
     let lo = 0, hi = this.count - 1;
@@ -165,7 +194,7 @@ export function describePath(g: HeapGraph, path: number[], ctx: MagicContext): H
       const fn = g.child(from, "function");
       const f = fn >= 0 ? fnText(fn) : { text: "an async function", cell: undefined };
       const interrupted = f.cell !== undefined && ctx.cells.interrupted().includes(f.cell);
-      const timer = path.slice(0, i).some((x) => /^(Timeout|Immediate)$/.test(g.name(g.edgeFrom(x))));
+      const timer = path.slice(0, i).some((x) => /^(Timeout|Immediate)$/.test(g.name(g.edgeFrom(x))));  // on the shortest path only
       return {
         kind: "frames",
         label: `${variable ? `\`${variable}\` in ` : ""}the frames of ${f.text}, suspended at an await${interrupted ? ` of the interrupted cell ${f.cell}` : ""}${timer ? " (a pending timer keeps it waiting)" : ""}`,
@@ -176,9 +205,10 @@ export function describePath(g: HeapGraph, path: number[], ctx: MagicContext): H
       const inCell = cellOf(from);
       if (!inCell) continue; // the kernel's own wrappers: look further for the user's function
       const f = fnText(from);
-      const holderEdge = path.slice(0, i).reverse().find((x) => /^(Timeout|Immediate)$/.test(g.name(g.edgeFrom(x))));
-      if (holderEdge !== undefined) {
-        const timer = g.name(g.edgeFrom(holderEdge)) === "Immediate" ? "an immediate" : "a timer";
+      const onPath = path.slice(0, i).reverse().find((x) => /^(Timeout|Immediate)$/.test(g.name(g.edgeFrom(x))));
+      const timerClass = onPath !== undefined ? g.name(g.edgeFrom(onPath)) : g.timerHolding(from);
+      if (timerClass) {
+        const timer = timerClass === "Immediate" ? "an immediate" : "a timer";
         return { kind: "timer", label: `\`${variable}\`, captured by ${f.text}, the callback of ${timer} started in cell ${f.cell}`, cell: f.cell };
       }
       const global = path.slice(0, i).find((x) => g.edgeType(x) === "property" && /^global/.test(g.name(g.edgeFrom(x))));

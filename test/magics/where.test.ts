@@ -30,8 +30,8 @@ describe("%memory --where", () => {
     const data = display(outputs);
     const sites = data["application/json"].where;
     expect(sites).toEqual([
-      { device: "cpu", site: `Cell In[${cellNo}], line 2`, cell: `Cell In[${cellNo}]`, line: 2, allocations: 1, bytes: 4 * 2 ** 20, requested_bytes: 4 * 2 ** 20 },
-      { device: "cpu", site: `Cell In[${cellNo}], line 3`, cell: `Cell In[${cellNo}]`, line: 3, allocations: 3, bytes: 3 * 512, requested_bytes: 120 },
+      { device: "cpu", site: `Cell In[${cellNo}], line 2`, cell: `Cell In[${cellNo}]`, cell_number: cellNo, line: 2, allocations: 1, bytes: 4 * 2 ** 20, requested_bytes: 4 * 2 ** 20 },
+      { device: "cpu", site: `Cell In[${cellNo}], line 3`, cell: `Cell In[${cellNo}]`, cell_number: cellNo, line: 3, allocations: 3, bytes: 3 * 512, requested_bytes: 120 },
     ]);
     expect(data["text/plain"]).toContain(`Cell In[${cellNo}], line 2`);
     expect(data["text/plain"]).toContain("4.00 MiB");
@@ -43,7 +43,7 @@ describe("%memory --where", () => {
     await k.execute('const late = torch.empty([100], { device: "cpu" });');
     const data = display((await k.execute("%memory --where")).outputs);
     const unknown = data["application/json"].where.find((s: any) => s.site === "(no stack recorded)");
-    expect(unknown).toMatchObject({ allocations: 1, bytes: 512, cell: null, line: null });
+    expect(unknown).toMatchObject({ allocations: 1, bytes: 512, cell: null, cell_number: null, line: null });
     expect(data["text/plain"]).toContain("%memory --history on");
   });
 
