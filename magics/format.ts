@@ -38,9 +38,9 @@ export const STYLE = `<style>
 .tsgpu-out{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:13px;color:inherit}
 .tsgpu-out table{border-collapse:collapse;margin:4px 0 10px 0;color:inherit}
 .tsgpu-out caption{text-align:left;font-weight:600;padding:2px 0 4px 0;color:inherit}
-.tsgpu-out th,.tsgpu-out td{padding:2px 10px 2px 4px;border-bottom:1px solid rgba(128,128,128,.35);color:inherit;background:transparent}
+.tsgpu-out th,.tsgpu-out td{text-align:left;padding:2px 10px 2px 4px;border-bottom:1px solid rgba(128,128,128,.35);color:inherit;background:transparent}
 .tsgpu-out th{font-weight:600}
-.tsgpu-out .num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.tsgpu-out th.num,.tsgpu-out td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .tsgpu-out .bar{display:inline-block;width:180px;height:10px;background:rgba(128,128,128,.25);border-radius:2px;vertical-align:middle;overflow:hidden}
 .tsgpu-out .bar>span{display:block;height:100%}
 .tsgpu-out .note{opacity:.85;margin:2px 0}

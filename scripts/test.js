@@ -2,7 +2,8 @@
 // The project's test command (`npm test`). It
 //  1. makes sure the Jupyter tools the tests drive are present (Debian's
 //     jupyter-client, jupyter-nbconvert, python3-nbclient,
-//     python3-jupyter-kernel-test, jupyter-server): installs them with apt-get
+//     python3-jupyter-kernel-test, jupyter-server; jupyter-notebook and
+//     chromium for the browser test): installs them with apt-get
 //     when missing and running as root; otherwise fails under CI=true, and
 //     elsewhere runs the rest and says what it skipped;
 //  2. builds the addon and the TypeScript (incremental);
@@ -17,7 +18,8 @@ const { join } = require("path");
 
 const root = join(__dirname, "..");
 const PY = "/usr/bin/python3";
-const APT_PACKAGES = ["jupyter-client", "jupyter-nbconvert", "python3-nbclient", "python3-jupyter-kernel-test", "jupyter-server", "python3-ipykernel"];
+// jupyter-notebook and chromium: the browser test (test/e2e/browser.test.ts) opens the classic Notebook in headless Chromium.
+const APT_PACKAGES = ["jupyter-client", "jupyter-nbconvert", "python3-nbclient", "python3-jupyter-kernel-test", "jupyter-server", "python3-ipykernel", "jupyter-notebook", "chromium"];
 const PY_MODULES = ["jupyter_client", "nbclient", "nbconvert", "jupyter_kernel_test", "jupyter_server"];
 const inCI = process.env.CI === "true" || process.env.CI === "1";
 
@@ -36,8 +38,14 @@ function jupyterMissing() {
   return null;
 }
 
+/** The browser test's programs (it says itself why it skips, or fails under CI, when they are missing). */
+function browserMissing() {
+  const gone = ["/usr/bin/chromium", "/usr/bin/jupyter-notebook"].filter((f) => !existsSync(f));
+  return gone.length ? `${gone.join(", ")} not found` : null;
+}
+
 function ensureJupyter() {
-  let missing = jupyterMissing();
+  let missing = jupyterMissing() || browserMissing();
   if (!missing) return null;
   if (typeof process.getuid === "function" && process.getuid() === 0 && spawnSync("sh", ["-c", "command -v apt-get"]).status === 0) {
     console.log(`Jupyter tools missing (${missing}); installing ${APT_PACKAGES.join(" ")} with apt-get`);
@@ -47,6 +55,8 @@ function ensureJupyter() {
     missing = jupyterMissing();
     if (!missing) return null;
   }
+  missing = jupyterMissing();
+  if (!missing) return null; // only the browser test's programs are missing: that test says so itself
   if (inCI) {
     console.error(`FAIL: the Jupyter tools the tests need are missing (${missing}) and could not be installed.\n` +
       `Install the Debian packages: ${APT_PACKAGES.join(" ")}`);

@@ -1,0 +1,168 @@
+/**
+ * The magics seen in a real browser: Debian's classic Notebook server
+ * (jupyter-notebook, on a free loopback port with a token) opened in Debian's
+ * Chromium (headless, a fresh profile, no network) driven by playwright-core
+ * (pointed at that Chromium; it downloads no browser). A notebook runs
+ * %memory, %memory --timeline and %memory --tensors; the test reads the
+ * rendered tables, bars and chart and their numbers in the page, and saves a
+ * screenshot to test-artifacts/.
+ */
+import { ChildProcess, spawn } from "child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "fs";
+import { createServer } from "net";
+import { tmpdir } from "os";
+import { join } from "path";
+import { randomBytes } from "crypto";
+import { ROOT } from "../helpers";
+import { kernelspecEnv } from "../jupyter";
+
+// What the page functions below see in the browser (they run there, not in Node).
+declare const window: any;
+declare const document: any;
+declare function getComputedStyle(e: unknown): any;
+type HTMLElement = any;
+
+const CHROMIUM = "/usr/bin/chromium";
+const NOTEBOOK = "/usr/bin/jupyter-notebook";
+const FLAGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const MiB = 2 ** 20;
+
+function loadPlaywright(): any {
+  try { return require("playwright-core"); } catch { return null; }
+}
+
+/** Why this test cannot run here, or null. Under CI a missing part is a failure, not a skip. */
+function unavailable(): string | null {
+  const missing = [!existsSync(CHROMIUM) && `${CHROMIUM} (apt-get install chromium)`, !existsSync(NOTEBOOK) && `${NOTEBOOK} (apt-get install jupyter-notebook)`,
+    !loadPlaywright() && "playwright-core (npm install)"].filter(Boolean);
+  if (!missing.length) return null;
+  const why = `missing ${missing.join(", ")}`;
+  if (process.env.CI === "true") throw new Error(why);
+  return why;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => { const p = (s.address() as any).port; s.close(() => resolve(p)); });
+    s.on("error", reject);
+  });
+}
+
+const cell = (source: string) => ({ cell_type: "code", execution_count: null, metadata: {}, outputs: [], source });
+
+function writeNotebook(dir: string): string {
+  const nb = {
+    nbformat: 4, nbformat_minor: 5,
+    metadata: { kernelspec: { name: "tsgpu", display_name: "TypeScript (tsgpu)", language: "typescript" } },
+    cells: [
+      cell('const weights = torch.zeros([1024 * 1024], { device: "cpu" }); // 4 MiB'),
+      cell("%memory cpu"),
+      cell('const cache = [1, 2].map(() => torch.zeros([512 * 1024], { device: "cpu" })); // 2 × 2 MiB'),
+      cell("%memory --timeline"),
+      cell("%memory --tensors"),
+    ].map((c, i) => ({ ...c, id: `cell-${i}` })),
+  };
+  const file = join(dir, "memory.ipynb");
+  writeFileSync(file, JSON.stringify(nb, null, 1));
+  return file;
+}
+
+async function waitForServer(url: string, server: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 60000;
+  while (Date.now() < deadline) {
+    if (server.exitCode !== null) throw new Error(`jupyter-notebook exited with ${server.exitCode}:\n${log()}`);
+    try { if ((await fetch(url)).ok) return; } catch { /* not listening yet */ }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`jupyter-notebook did not answer within 60 s:\n${log()}`);
+}
+
+const why = unavailable();
+(why ? test.skip : test)(`the classic Notebook in Chromium renders %memory's tables, bars and chart with the kernel's numbers${why ? ` (skipped: ${why})` : ""}`, async () => {
+  const { chromium } = loadPlaywright();
+  const dir = mkdtempSync(join(tmpdir(), "tsgpu-browser-"));
+  const profile = mkdtempSync(join(tmpdir(), "tsgpu-chromium-"));
+  const port = await freePort();
+  const token = randomBytes(16).toString("hex");
+  writeNotebook(dir);
+  let log = "";
+  const server = spawn(NOTEBOOK, ["--no-browser", `--ip=127.0.0.1`, `--port=${port}`, "--port-retries=0", `--NotebookApp.token=${token}`,
+    `--notebook-dir=${dir}`, "--NotebookApp.open_browser=False",
+    ...(process.getuid?.() === 0 ? ["--allow-root"] : [])], { env: { ...kernelspecEnv(), JUPYTER_CONFIG_DIR: join(dir, ".config"), JUPYTER_RUNTIME_DIR: join(dir, ".runtime") }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  server.stdout!.on("data", (d) => { log += d; });
+  server.stderr!.on("data", (d) => { log += d; });
+  let context: any;
+  try {
+    await waitForServer(`http://127.0.0.1:${port}/api/status?token=${token}`, server, () => log);
+    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1200, height: 1800 } });
+    const page = context.pages()[0] ?? await context.newPage();
+    // Nothing outside the loopback server may be fetched.
+    await page.route("**/*", (route: any) => route.request().url().startsWith(`http://127.0.0.1:${port}/`) ? route.continue() : route.abort());
+    await page.goto(`http://127.0.0.1:${port}/notebooks/memory.ipynb?token=${token}`);
+    await page.waitForFunction(() => (window as any).Jupyter?.notebook?.kernel?.is_connected?.(), undefined, { timeout: 60000 });
+    await page.evaluate(() => (window as any).Jupyter.notebook.execute_all_cells());
+    await page.waitForFunction(() => {
+      const cells = (window as any).Jupyter.notebook.get_cells();
+      return cells.every((c: any) => typeof c.input_prompt_number === "number") && !(window as any).Jupyter.notebook.kernel_busy;
+    }, undefined, { timeout: 90000 });
+
+    // %memory: the table of cpu, its allocated row, and a bar whose drawn width is its share of the device.
+    const overview = await page.evaluate(() => {
+      const table = document.querySelector("table.tsgpu-memory")!;
+      const rows = [...table.querySelectorAll("tbody tr")].map((tr: any) => [...tr.querySelectorAll("td")].map((td: any) => td.textContent!.trim()));
+      const allocatedBar = table.querySelector("tbody tr .bar") as HTMLElement;
+      const fill = allocatedBar.firstElementChild as HTMLElement;
+      const totalBar = [...table.querySelectorAll("tbody tr")].find((tr: any) => tr.textContent!.startsWith("device total"))!.querySelector(".bar > span") as HTMLElement;
+      return { caption: table.querySelector("caption")!.textContent, rows, barWidth: allocatedBar.getBoundingClientRect().width, fillWidth: fill.getBoundingClientRect().width,
+        percent: Number(allocatedBar.dataset.percent), totalFill: totalBar.getBoundingClientRect().width, color: getComputedStyle(table).color };
+    });
+    expect(overview.caption).toMatch(/^cpu — \d+\.\d\d GiB$/);
+    expect(overview.rows.find((r: string[]) => r[0] === "allocated")!.slice(0, 2)).toEqual(["allocated", "4.00 MiB"]);
+    expect(overview.rows.find((r: string[]) => r[0] === "allocated")![3]).toBe("1 live tensor");
+    expect(overview.barWidth).toBe(180);
+    expect(overview.totalFill).toBeCloseTo(180, 0);
+    expect(overview.fillWidth).toBeCloseTo((overview.percent / 100) * 180, 1);
+
+    // %memory --timeline: one point per cell that ran, the staircase of 4 MiB then 8 MiB, and hover titles naming the cells.
+    const chart = await page.evaluate(() => {
+      const svg = document.querySelector("svg.tsgpu-timeline")!;
+      const points = [...svg.querySelectorAll("g.point")].map((g: any) => ({ cell: Number(g.getAttribute("data-cell")), allocated: Number(g.getAttribute("data-allocated")), title: g.querySelector("title")!.textContent, cy: Number(g.querySelector("circle").getAttribute("cy")) }));
+      const grid = [...svg.querySelectorAll("line")].map((l: any) => Number(l.getAttribute("y1")));
+      const path = svg.querySelector("path.series-allocated")!.getAttribute("d");
+      const box = svg.getBoundingClientRect();
+      return { points, path, width: box.width, height: box.height, ticks: [...svg.querySelectorAll("text.y-tick")].map((t: any) => t.textContent),
+        bottom: grid[0], plotHeight: grid[0] - grid[2] };
+    });
+    expect(chart.width).toBe(640);
+    const byCell = new Map(chart.points.map((p: any) => [p.cell, p]));
+    expect((byCell.get(1) as any).allocated).toBe(4 * MiB);
+    expect((byCell.get(3) as any).allocated).toBe(8 * MiB);
+    // 4 MiB and two 2 MiB requests share one 20 MiB segment of the large pool.
+    expect((byCell.get(3) as any).title).toBe("Cell In[3]: allocated 8.00 MiB, reserved 20.00 MiB, peak 8.00 MiB");
+    // The axis goes up to the highest series (reserved), and the drawn points sit at their values.
+    expect(chart.ticks).toEqual(["0 B", "10.00 MiB", "20.00 MiB"]);
+    const rise = (c: number) => chart.bottom - (byCell.get(c) as any).cy;
+    expect(rise(3)).toBeCloseTo(2 * rise(1), 0);
+    expect(rise(3)).toBeCloseTo((8 / 20) * chart.plotHeight, 0);
+    await page.hover("svg.tsgpu-timeline g.point[data-cell='3'] rect");
+
+    // %memory --tensors: the holders by name, with their bytes.
+    const tensors = await page.evaluate(() => [...document.querySelectorAll("table.tsgpu-tensors tbody tr")].map((tr: any) => [...tr.querySelectorAll("td")].map((td: any) => td.textContent!.trim())));
+    const holder = (label: string) => tensors.find((r: string[]) => r[0] === label);
+    expect(holder("weights")).toEqual(["weights", "1 tensor", "", "", "", "4.00 MiB", ""]);
+    expect(holder("cache[0]")![5]).toBe("2.00 MiB");
+    expect(holder("cache[1]")![5]).toBe("2.00 MiB");
+
+    mkdirSync(join(ROOT, "test-artifacts"), { recursive: true });
+    await page.screenshot({ path: join(ROOT, "test-artifacts", "browser-memory.png"), fullPage: true });
+  } finally {
+    await context?.close().catch(() => undefined);
+    if (server.pid) { try { process.kill(-server.pid, "SIGTERM"); } catch { /* gone */ } }
+    await new Promise((r) => setTimeout(r, 500));
+    if (server.pid && server.exitCode === null) { try { process.kill(-server.pid, "SIGKILL"); } catch { /* gone */ } }
+    rmSync(profile, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 180000);
+
