@@ -12,7 +12,7 @@ test("tsgpu run prints the cells' output and writes the executed notebook", () =
   expect(r.stderr).not.toMatch(/tsgpu: /);
   expect(r.status).toBe(0);
   expect(r.stdout).toContain("allocated: 4000256 bytes");
-  expect(r.stdout).toContain("Live tensors");
+  expect(r.stdout).toMatch(/allocated\s+3\.81 MiB\s+[█░]{20}\s+1 live tensor/);
   expect(r.stdout).toContain("Wrote " + out);
   const nb = JSON.parse(readFileSync(out, "utf8"));
   checkQuickstart(nb);
