@@ -108,14 +108,25 @@ export class HeapGraph {
     return via;
   }
 
-  /** The nodes that hold `n` through a strong edge. */
+  private reverse?: { first: Uint32Array; from: Uint32Array };
+
+  /** The nodes that hold `n` through a strong edge (an index of all edges, built on first use). */
   retainers(n: number): number[] {
-    const out: number[] = [];
-    const edges = this.raw.edges;
-    for (let e = 0; e < edges.length; e += this.ef) {
-      if (edges[e + 2] / this.nf === n && this.edgeType(e) !== "weak") out.push(this.edgeFrom(e));
+    if (!this.reverse) {
+      const edges = this.raw.edges;
+      const counts = new Uint32Array(this.count + 1);
+      for (let e = 0; e < edges.length; e += this.ef) if (this.edgeType(e) !== "weak") counts[edges[e + 2] / this.nf + 1]++;
+      for (let i = 1; i <= this.count; i++) counts[i] += counts[i - 1];
+      const from = new Uint32Array(counts[this.count]);
+      const fill = counts.slice(0, this.count);
+      for (let node = 0; node < this.count; node++) {
+        for (let e = this.firstEdge[node]; e < this.firstEdge[node + 1]; e += this.ef) {
+          if (this.edgeType(e) !== "weak") from[fill[edges[e + 2] / this.nf]++] = node;
+        }
+      }
+      this.reverse = { first: counts, from };
     }
-    return out;
+    return Array.from(this.reverse.from.subarray(this.reverse.first[n], this.reverse.first[n + 1]));
   }
 
   /** Whether a timer (Timeout or Immediate) holds `n` within `depth` steps; its class name, or null. */
@@ -194,7 +205,7 @@ export function describePath(g: HeapGraph, path: number[], ctx: MagicContext): H
       const fn = g.child(from, "function");
       const f = fn >= 0 ? fnText(fn) : { text: "an async function", cell: undefined };
       const interrupted = f.cell !== undefined && ctx.cells.interrupted().includes(f.cell);
-      const timer = path.slice(0, i).some((x) => /^(Timeout|Immediate)$/.test(g.name(g.edgeFrom(x))));  // on the shortest path only
+      const timer = g.timerHolding(from, 10) !== null;
       return {
         kind: "frames",
         label: `${variable ? `\`${variable}\` in ` : ""}the frames of ${f.text}, suspended at an await${interrupted ? ` of the interrupted cell ${f.cell}` : ""}${timer ? " (a pending timer keeps it waiting)" : ""}`,

@@ -41,7 +41,7 @@ export class MagicSession {
 
   constructor(private readonly deps: SessionDeps) {
     registerBuiltinMagics(this.registry);
-    this.timers = new CellTimers(() => deps.router.scope()?.executionCount);
+    this.timers = new CellTimers(() => deps.router.scopes.getStore()?.executionCount);
     this.context = this.makeContext();
   }
 

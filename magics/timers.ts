@@ -3,10 +3,28 @@
  * that a timer keeps alive keeps what it captures alive too (a tensor in a
  * closure, or the frames of an async function awaiting a sleep), so
  * `%memory --tensors` names the timer's cell and `%reset -f` can stop them.
+ * Only timers started by code running for a cell (its async context) count,
+ * and not those the kernel itself starts meanwhile (output batching, waits).
  * The global `setTimeout`, `setInterval`, `setImmediate` and their `clear*`
  * functions are wrapped; the handles they return are Node's own.
  */
+import { dirname, sep } from "path";
 import type { CellTimer } from "./context";
+
+/** The kernel's own compiled code (kernel/, magics/, native/): timers it starts are not the cell's. */
+const kernelRoot = dirname(__dirname) + sep;
+
+/** Whether the function that called `fn` is the kernel's own code or Node's (one stack frame, cheap). */
+function calledByKernel(fn: Function): boolean {
+  const holder: { stack?: string } = {};
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 1;
+  Error.captureStackTrace(holder, fn);
+  Error.stackTraceLimit = limit;
+  const frame = /\(?([^()\s]+):\d+:\d+\)?\s*$/.exec(holder.stack?.split("\n")[1] ?? "");
+  const file = frame?.[1] ?? "";
+  return file.startsWith(kernelRoot) || file.startsWith("node:");
+}
 
 interface Entry extends CellTimer { handle: unknown; clear(): void }
 
@@ -20,7 +38,7 @@ export class CellTimers {
     const wrap = (kind: CellTimer["kind"], start: (...a: any[]) => any, stop: (h: any) => void) => {
       const tracked = (callback: unknown, ...rest: unknown[]) => {
         const count = this.cell();
-        if (typeof callback !== "function" || count === undefined) return start(callback, ...rest);
+        if (typeof callback !== "function" || count === undefined || calledByKernel(tracked)) return start(callback, ...rest);
         let entry: Entry | undefined;
         const fn = callback as (...a: unknown[]) => unknown;
         const run = function (this: unknown, ...args: unknown[]) {

@@ -32,6 +32,13 @@ export interface LiveTensorInfo {
   device: string;
   nbytes: number;
   id: number;
+  /**
+   * What holds it, when the runtime keeps the memory itself (autograd's saved
+   * tensors, gradients, optimizer state): `%memory --tensors` shows the label,
+   * e.g. `{ kind: "saved", label: "saved for backward by mul" }`,
+   * `{ kind: "gradient", label: "gradient of model.fc.weight" }`, `{ kind: "optimizer", label: "optimizer state (Adam exp_avg)" }`.
+   */
+  holder?: { kind: 'saved' | 'gradient' | 'optimizer' | 'runtime'; label: string };
 }
 
 /** Options of recordMemoryHistory. */

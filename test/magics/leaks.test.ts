@@ -69,7 +69,7 @@ describe("leak paths: held, named, then freed", () => {
     const g = h.holders.find((x) => x.kind === "frames")!;
     // Locals kept across an await live in the function's register file, which has no names.
     expect(g.label).toContain("the frames of `work` (Cell In[" + n + "], line 1), suspended at an await");
-    expect(g.label).toContain(`interrupted cell ${n}`);
+    expect(g.label).toContain(`interrupted cell ${n} (a pending timer keeps it waiting)`);
     expect(g.bytes).toBe(MiB);
     const json = (await ok(k, "%reset -f")).find((m) => m.header.msg_type === "display_data")!.content.data["application/json"];
     expect(json.timers_stopped).toBe(1);
