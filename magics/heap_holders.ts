@@ -94,11 +94,12 @@ export class HeapGraph {
     let head = 0, tail = 0;
     queue[tail++] = 0;
     seen[0] = 1;
+    const edges = this.raw.edges, weak = this.edgeTypes.indexOf("weak"), nf = this.nf, ef = this.ef;
     while (head < tail) {
       const n = queue[head++];
-      for (const e of this.edgesOf(n)) {
-        if (this.edgeType(e) === "weak") continue;
-        const to = this.edgeTo(e);
+      for (let e = this.firstEdge[n], end = this.firstEdge[n + 1]; e < end; e += ef) {
+        if (edges[e] === weak) continue;
+        const to = edges[e + 2] / nf;
         if (seen[to]) continue;
         seen[to] = 1;
         via[to] = e;
@@ -113,15 +114,15 @@ export class HeapGraph {
   /** The nodes that hold `n` through a strong edge (an index of all edges, built on first use). */
   retainers(n: number): number[] {
     if (!this.reverse) {
-      const edges = this.raw.edges;
+      const edges = this.raw.edges, weak = this.edgeTypes.indexOf("weak");
       const counts = new Uint32Array(this.count + 1);
-      for (let e = 0; e < edges.length; e += this.ef) if (this.edgeType(e) !== "weak") counts[edges[e + 2] / this.nf + 1]++;
+      for (let e = 0; e < edges.length; e += this.ef) if (edges[e] !== weak) counts[edges[e + 2] / this.nf + 1]++;
       for (let i = 1; i <= this.count; i++) counts[i] += counts[i - 1];
       const from = new Uint32Array(counts[this.count]);
       const fill = counts.slice(0, this.count);
       for (let node = 0; node < this.count; node++) {
         for (let e = this.firstEdge[node]; e < this.firstEdge[node + 1]; e += this.ef) {
-          if (this.edgeType(e) !== "weak") from[fill[edges[e + 2] / this.nf]++] = node;
+          if (edges[e] !== weak) from[fill[edges[e + 2] / this.nf]++] = node;
         }
       }
       this.reverse = { first: counts, from };
