@@ -20,6 +20,7 @@ import { kernelspecEnv } from "../jupyter";
 declare const window: any;
 declare const document: any;
 declare function getComputedStyle(e: unknown): any;
+declare const SVGElement: any;
 type HTMLElement = any;
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -156,6 +157,29 @@ const why = unavailable();
 
     mkdirSync(join(ROOT, "test-artifacts"), { recursive: true });
     await page.screenshot({ path: join(ROOT, "test-artifacts", "browser-memory.png"), fullPage: true });
+
+    // The same outputs on JupyterLab's dark theme colors: every text keeps a readable contrast.
+    const outputs: string[] = await page.evaluate(() => [...document.querySelectorAll(".tsgpu-out")].map((e: any) => e.outerHTML));
+    const dark = await context.newPage();
+    await dark.setContent(`<html><body style="background:#111111;color:rgba(255,255,255,0.87);font-family:sans-serif">${outputs.join("<hr/>")}</body></html>`);
+    const worst = await dark.evaluate(() => {
+      const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
+      const lum = ([r, g, b]: number[]) => { const f = (v: number) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }; return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+      const bg = lum([17, 17, 17]);
+      let min = Infinity, where = "";
+      for (const e of [...document.querySelectorAll(".tsgpu-out td, .tsgpu-out th, .tsgpu-out caption, .tsgpu-out p, .tsgpu-out svg text")] as any[]) {
+        if (!e.textContent.trim()) continue;
+        const style = getComputedStyle(e);
+        const [r, g, b, a = 1] = rgb(e instanceof SVGElement ? style.fill : style.color);
+        const mixed = [r, g, b].map((v) => v * a + 17 * (1 - a));
+        const l = lum(mixed);
+        const ratio = (Math.max(l, bg) + 0.05) / (Math.min(l, bg) + 0.05);
+        if (ratio < min) { min = ratio; where = e.textContent.trim().slice(0, 40); }
+      }
+      return { min, where };
+    });
+    expect(worst.min).toBeGreaterThanOrEqual(4.5);
+    await dark.screenshot({ path: join(ROOT, "test-artifacts", "browser-memory-dark.png"), fullPage: true });
   } finally {
     await context?.close().catch(() => undefined);
     if (server.pid) { try { process.kill(-server.pid, "SIGTERM"); } catch { /* gone */ } }
