@@ -4,57 +4,20 @@
  * cells the kernel ran, and an output sink for mime bundles. The kernel's
  * implementation of this context is built in `magics/session.ts`.
  */
+import type * as Runtime from "../native/index";
 import type { MemoryTimeline } from "./timeline";
 
-/** A live tensor's storage as `torch.memory.liveTensors()` lists it. */
-export interface LiveTensor {
-  shape: number[];
-  dtype: string;
-  device: string;
-  nbytes: number;
-  id: number;
-  /**
-   * What the runtime says holds it, when it labels the memory it keeps itself
-   * (e.g. `{ kind: "saved", label: "saved for backward by mul" }`).
-   */
-  holder?: { kind: string; label: string };
-}
+/**
+ * The part of the `torch` runtime that magics use, typed by the runtime's
+ * own TypeScript API (types only: magics get the object from the context).
+ */
+export type RuntimeApi = Pick<typeof Runtime, "memory" | "cuda" | "Tensor">;
 
-/** What `torch.cuda.processes()` reports for one GPU. */
-export interface GpuProcessDevice {
-  index: number;
-  name: string;
-  total: number;
-  used: number;
-  processes: { pid: number; usedBytes: number }[];
-}
-
-/** The part of the `torch` runtime that magics use. */
-export interface RuntimeApi {
-  memory: {
-    devices(): string[];
-    allocated(d: string): number;
-    maxAllocated(d: string): number;
-    reserved(d: string): number;
-    maxReserved(d: string): number;
-    stats(d: string): Record<string, number>;
-    summary(d: string, options?: { abbreviated?: boolean }): string;
-    emptyCache(d: string): { releasedBytes: number; releasedSegments: number; keptBytes: number; keptSegments: number; reason: string };
-    memGetInfo(d: string): [number, number];
-    liveTensors(d?: string): LiveTensor[];
-    collectGarbage(): { collected: boolean; freedTensors: number } | void;
-    resetPeakStats(d: string): void;
-  };
-  cuda: {
-    isAvailable(): boolean;
-    unavailableReason(): string;
-    synchronize(d?: string | number): void;
-    /** The processes using each GPU, through NVML (absent in runtimes without it). */
-    processes?(): { available: boolean; reason: string; devices: GpuProcessDevice[] };
-  };
-  /** The Tensor class, to recognise tensors in the namespace. */
-  Tensor: abstract new (...args: never[]) => { id: number; nbytes: number; shape: number[]; dtype: string; device: string };
-}
+/**
+ * A live tensor's storage as `torch.memory.liveTensors()` lists it (with the
+ * runtime's label of what holds it, for memory it keeps itself).
+ */
+export type LiveTensor = Runtime.memory.LiveTensorInfo;
 
 export type MimeBundle = Record<string, unknown>;
 

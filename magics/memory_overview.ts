@@ -34,9 +34,8 @@ export interface DeviceMemory {
 /** NVML's numbers for a CUDA device: this process's use and the others'. */
 function nvmlUse(ctx: MagicContext, device: string): { self: number | null; others: number | null } {
   const m = /^cuda:(\d+)$/.exec(device);
-  const query = ctx.runtime.cuda.processes;
-  if (!m || typeof query !== "function") return { self: null, others: null };
-  const report = query();
+  if (!m) return { self: null, others: null };
+  const report = ctx.runtime.cuda.processes();
   const dev = report.available ? report.devices.find((d) => d.index === Number(m[1])) : undefined;
   if (!dev) return { self: null, others: null };
   const mine = dev.processes.filter((p) => p.pid === process.pid);

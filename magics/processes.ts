@@ -16,8 +16,7 @@ function commandOf(pid: number): string {
 }
 
 export function showProcesses(ctx: MagicContext): void {
-  const query = ctx.runtime.cuda.processes;
-  const report = typeof query === "function" ? query() : { available: false, reason: "this runtime cannot ask NVML", devices: [] };
+  const report = ctx.runtime.cuda.processes();
   if (!report.available) {
     const text = `No GPU processes to show: ${report.reason}`;
     ctx.output.display({ "text/plain": text, "text/html": htmlBlock(`<p class="note">${escapeHtml(text)}</p>`), "application/json": { available: false, reason: report.reason, devices: [] } });
