@@ -106,16 +106,7 @@ export class MagicSession {
       namespace: {
         names: () => [...engine().userNames],
         get: (name: string) => (globalThis as any)[name],
-        remove: (names: string[]) => {
-          const e = engine();
-          const dropped = names.filter((n) => e.userNames.has(n));
-          for (const n of dropped) {
-            try { (globalThis as any)[n] = undefined; } catch { /* read-only */ }
-            try { delete (globalThis as any)[n]; } catch { /* var bindings cannot be deleted */ }
-            e.userNames.delete(n);
-          }
-          return dropped;
-        },
+        remove: (names: string[]) => engine().removeNames(names),
         reset: () => engine().resetNamespace(),
       },
       outputs: {

@@ -306,14 +306,20 @@ export class ExecutionEngine {
     };
   }
 
-  /** Drops every user variable and the output history; returns the names dropped. */
-  resetNamespace(): string[] {
-    const dropped = [...this.userNames];
+  /** Drops these user variables (names no cell declared are left alone); returns the names dropped. */
+  removeNames(names: string[]): string[] {
+    const dropped = names.filter((n) => this.userNames.has(n));
     for (const name of dropped) {
       try { (globalThis as any)[name] = undefined; } catch { /* a read-only global */ }
       try { delete (globalThis as any)[name]; } catch { /* var bindings cannot be deleted */ }
+      this.userNames.delete(name);
     }
-    this.userNames.clear();
+    return dropped;
+  }
+
+  /** Drops every user variable and the output history; returns the names dropped. */
+  resetNamespace(): string[] {
+    const dropped = this.removeNames([...this.userNames]);
     this.checker.reset();
     this.clearOutputs();
     this.lastError = undefined;

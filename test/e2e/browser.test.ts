@@ -5,7 +5,9 @@
  * (pointed at that Chromium; it downloads no browser). A notebook runs
  * %memory, %memory --timeline and %memory --tensors; the test reads the
  * rendered tables, bars and chart and their numbers in the page, and saves a
- * screenshot to test-artifacts/.
+ * screenshot to test-artifacts/. The same outputs must stay readable on
+ * JupyterLab's dark colors, and %restart must end in a fresh kernel started by
+ * the Notebook server's kernel manager.
  */
 import { ChildProcess, spawn } from "child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "fs";
@@ -180,6 +182,37 @@ const why = unavailable();
     });
     expect(worst.min).toBeGreaterThanOrEqual(4.5);
     await dark.screenshot({ path: join(ROOT, "test-artifacts", "browser-memory-dark.png"), fullPage: true });
+
+    // %restart: the kernel answers, exits, and the Notebook server's kernel manager starts a fresh one.
+    await page.evaluate(() => {
+      const w = window as any;
+      // The server's restarter noticed the exit and is starting a new kernel.
+      w.Jupyter.notebook.events.on("kernel_autorestarting.Kernel", () => { w.tsgpuRestarting = true; });
+      const c = w.Jupyter.notebook.insert_cell_at_bottom("code");
+      c.set_text("%restart");
+      c.execute();
+    });
+    await page.waitForFunction(() => (window as any).tsgpuRestarting === true, undefined, { timeout: 60000 });
+    const restartText = await page.evaluate(() => {
+      const cells = (window as any).Jupyter.notebook.get_cells();
+      return cells[cells.length - 1].output_area.outputs.map((o: any) => o.text ?? "").join("");
+    });
+    expect(restartText).toContain("Restarting: this kernel releases its device memory and exits");
+    await page.evaluate(() => {
+      const c = (window as any).Jupyter.notebook.insert_cell_at_bottom("code");
+      c.set_text("[typeof weights, torch.memory.allocated(\"cpu\")]");
+      c.execute();
+    });
+    await page.waitForFunction(() => {
+      const cells = (window as any).Jupyter.notebook.get_cells();
+      return cells[cells.length - 1].output_area.outputs.length > 0;
+    }, undefined, { timeout: 60000 });
+    const fresh = await page.evaluate(() => {
+      const cells = (window as any).Jupyter.notebook.get_cells();
+      const last = cells[cells.length - 1];
+      return { count: last.input_prompt_number, text: last.output_area.outputs[0].data?.["text/plain"] };
+    });
+    expect(fresh).toEqual({ count: 1, text: "[ 'undefined', 0 ]" });
   } finally {
     await context?.close().catch(() => undefined);
     if (server.pid) { try { process.kill(-server.pid, "SIGTERM"); } catch { /* gone */ } }
