@@ -14,13 +14,36 @@ export function plainText(value: unknown): string {
   return typeof value === "string" ? inspect(value) : inspect(value, { colors: false, depth: 4, maxArrayLength: 100 });
 }
 
-/** A value's mime bundle: its own (Symbol.for("Jupyter.mimebundle")) or text/plain. */
+/** JSON mime types (application/json, *+json) hold any JSON value; every other type a string. */
+const JSON_MIME = /^application\/json$|\+json$/;
+const MIME_KEY = /^[A-Za-z0-9][\w.+-]*\/[\w.+-]+$/;
+
+/**
+ * Checks a mime bundle made by user code before it is sent: keys are mime
+ * types, values strings (base64 for binary images) except for JSON types.
+ * Throws a TypeError naming the first key or value that is not.
+ */
+export function checkBundle(bundle: MimeBundle, name = "bundle"): MimeBundle {
+  for (const [key, value] of Object.entries(bundle)) {
+    if (!MIME_KEY.test(key)) throw new TypeError(`expected mime types (type/subtype) as the keys of ${name}, got "${key}"`);
+    if (JSON_MIME.test(key)) {
+      if (value === undefined || typeof value === "function" || typeof value === "symbol" || typeof value === "bigint") {
+        throw new TypeError(`expected a JSON value for ${name}["${key}"], got ${typeof value}`);
+      }
+    } else if (typeof value !== "string") {
+      throw new TypeError(`expected a string for ${name}["${key}"] (only JSON mime types hold other values), got ${value === null ? "null" : typeof value}`);
+    }
+  }
+  return bundle;
+}
+
+/** A value's mime bundle: its own (Symbol.for("Jupyter.mimebundle")) or text/plain. Throws a TypeError when its own is malformed. */
 export function mimeBundle(value: unknown): MimeBundle {
   const own = value !== null && (typeof value === "object" || typeof value === "function")
     ? (value as any)[MIMEBUNDLE] : undefined;
   if (typeof own === "function") {
     const bundle = own.call(value);
-    if (bundle && typeof bundle === "object") return { "text/plain": plainText(value), ...bundle };
+    if (bundle && typeof bundle === "object") return checkBundle({ "text/plain": plainText(value), ...bundle }, "the value's mime bundle");
   }
   return { "text/plain": plainText(value) };
 }
@@ -58,12 +81,12 @@ export function makeDisplayApi(router: OutputRouter) {
   display.json = (v, o) => send({ "application/json": v, "text/plain": plainText(v) }, o);
   display.mime = (bundle, o) => {
     if (!bundle || typeof bundle !== "object") throw new TypeError(`expected a mime bundle object for bundle, got ${typeof bundle}`);
-    send(bundle, o);
+    send(checkBundle(bundle), o);
   };
   const updateDisplay = (displayId: string, value: unknown) => {
     if (displayId === undefined || displayId === null) throw new TypeError("expected a display id for displayId, got " + displayId);
     const bundle = value !== null && typeof value === "object" && !((value as any)[MIMEBUNDLE]) && Object.keys(value as object).some((k) => k.includes("/"))
-      ? value as MimeBundle : mimeBundle(value);
+      ? checkBundle(value as MimeBundle, "value") : mimeBundle(value);
     send(bundle, { displayId }, true);
   };
   const clearOutput = (options: { wait?: boolean } = {}) => router.publish("clear_output", { wait: Boolean(options.wait) });

@@ -46,7 +46,15 @@ async function execute(d: HandlerDeps, ctx: RequestContext): Promise<Record<stri
     return { status: "error", execution_count: outcome.executionCount, ...outcome.error };
   }
   if (outcome.hasResult) {
-    const data = mimeBundle(outcome.result);
+    let data: Record<string, unknown>;
+    try {
+      data = mimeBundle(outcome.result);
+    } catch (e) {
+      // The value's own mime bundle is malformed: the cell fails, saying why.
+      const error = { ename: errorName(e), evalue: errorMessage(e), traceback: [`${errorName(e)}: ${errorMessage(e)}`] };
+      ctx.publish("error", error);
+      return { status: "error", execution_count: outcome.executionCount, ...error };
+    }
     ctx.publish("execute_result", { execution_count: outcome.executionCount, data, metadata: {} });
     if (storeHistory) d.history.setOutput(count, String(data["text/plain"]));
   }

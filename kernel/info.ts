@@ -25,7 +25,18 @@ export function kernelInfo(): KernelMessage.IInfoReply & { debugger: boolean } {
       mimetype: "text/x-typescript",
       file_extension: ".ts",
       pygments_lexer: "typescript",
-      codemirror_mode: { name: "javascript", typescript: true },
+      // The name "typescript", a plain string, because every client reads it as TypeScript:
+      // - JupyterLab 4 looks the mode up by name, case-insensitively, among its languages
+      //   (EditorLanguageRegistry.findBest → findByName) and finds "TypeScript", i.e.
+      //   javascript({typescript: true}); JupyterLab 3 (CodeMirror 5) finds it the same way.
+      // - The classic Notebook (6.x) has no CodeMirror mode of that name loaded, so it looks
+      //   it up in CodeMirror's mode list (findModeByName), loads the javascript mode and
+      //   uses the MIME type application/typescript, which that mode defines as TypeScript.
+      // - The Rust `jupyter-protocol` crate (Zed's REPL, runtimed's kernel testbed) accepts
+      //   a string or {name: string, version: non-negative integer}, nothing else: the
+      //   CodeMirror 5 spec {name: "javascript", typescript: true} made them reject the whole
+      //   kernel_info_reply (and JupyterLab 4 highlighted it as plain JavaScript).
+      codemirror_mode: "typescript",
       nbconvert_exporter: "script",
     },
     banner: `tsgpu ${VERSION}: TypeScript ${tsVersion} on Node.js ${process.version}, with the torch runtime and GPU memory magics (%memory, %reset, %empty_cache)`,
