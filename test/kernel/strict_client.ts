@@ -1,0 +1,52 @@
+/**
+ * A client that reads the kernel as the strictest clients do (Zed's REPL,
+ * runtimed's kernel testbed, built on the Rust `jupyter-protocol` types):
+ * every message it receives, on every channel, from the first start-up
+ * kernel_info_reply on, is checked against the outbound schema, and what
+ * does not fit is kept as a violation naming msg type, field and value.
+ */
+import * as zmq from "zeromq";
+import type { KernelClient } from "../../kernel/transport/client";
+import type { Message } from "../../kernel/protocol/message";
+import { endpoint } from "../../kernel/protocol/connection";
+import { describeViolation, validateOutbound } from "../../kernel/protocol/outbound_schema";
+import { startKernel } from "../helpers";
+
+export interface StrictKernel {
+  k: KernelClient;
+  /** One line per schema violation among the messages received so far. */
+  violations: string[];
+  /** Every message received, with its channel, in order. */
+  received: { channel: string; msg: Message }[];
+}
+
+/** Starts a kernel whose every message is validated as it arrives. */
+export async function startStrictKernel(): Promise<StrictKernel> {
+  const violations: string[] = [];
+  const received: StrictKernel["received"] = [];
+  const k = await startKernel({
+    onMessage: (channel, msg) => {
+      received.push({ channel, msg });
+      for (const v of validateOutbound({ channel, ...msg })) violations.push(describeViolation(v));
+    },
+  });
+  return { k, violations, received };
+}
+
+/** One heartbeat round trip: sends `ping` on the heartbeat socket and resolves with what comes back. */
+export async function heartbeat(k: KernelClient, timeoutMs = 5000): Promise<string> {
+  const hb = new zmq.Request({ receiveTimeout: timeoutMs, sendTimeout: timeoutMs, linger: 0 });
+  try {
+    hb.connect(endpoint(k.info, k.info.hb_port));
+    await hb.send("ping");
+    const [echo] = await hb.receive();
+    return echo.toString();
+  } finally {
+    hb.close();
+  }
+}
+
+/** The iopub messages whose parent is the request `msgId`, in order (status included). */
+export function iopubOf(k: KernelClient, msgId: string): Message[] {
+  return k.iopubLog.filter((m) => (m.parent_header as { msg_id?: string }).msg_id === msgId);
+}
