@@ -8,7 +8,9 @@
 //  2. builds the addon and the TypeScript (incremental);
 //  3. installs the kernelspec into a temporary prefix (JUPYTER_PATH);
 //  4. runs the jest suites (unit, kernel protocol, magics, native, e2e) and the
-//     official conformance suite (jupyter_kernel_test) against the kernel.
+//     official conformance suite (jupyter_kernel_test) against the kernel;
+//  5. checks every message those kernels sent (recorded through
+//     TSGPU_PROTOCOL_LOG) against the strict schema of the messaging spec.
 "use strict";
 const { spawnSync } = require("child_process");
 const { mkdtempSync, existsSync, readdirSync, rmSync } = require("fs");
@@ -62,7 +64,9 @@ function main() {
   if (run("npm", ["run", "build", "--silent"]) !== 0) { console.error("FAIL: build"); process.exit(1); }
 
   const prefix = mkdtempSync(join(tmpdir(), "tsgpu-kernelspec-"));
-  const env = { ...process.env, JUPYTER_PATH: join(prefix, "share", "jupyter"), TSGPU_TEST_PREFIX: prefix };
+  // Every kernel the tests start (directly, through jupyter_client or nbconvert) appends what it sends here.
+  const protocolLog = join(prefix, "protocol-log.jsonl");
+  const env = { ...process.env, JUPYTER_PATH: join(prefix, "share", "jupyter"), TSGPU_TEST_PREFIX: prefix, TSGPU_PROTOCOL_LOG: protocolLog };
   if (missing) env.TSGPU_SKIP_JUPYTER = missing;
   const failures = [];
   try {
@@ -70,10 +74,14 @@ function main() {
     const jestArgs = [join(root, "node_modules", "jest", "bin", "jest.js"), "--ci", ...process.argv.slice(2)];
     if (run(process.execPath, jestArgs, { env }) !== 0) failures.push("jest");
     const pyTests = readdirSync(join(root, "test", "kernel")).filter((f) => /^test_.*\.py$/.test(f));
-    if (pyTests.length && process.argv.length <= 2) {
+    const fullRun = process.argv.length <= 2;
+    if (pyTests.length && fullRun) {
       if (missing) console.warn(`SKIPPED: ${pyTests.join(", ")} (${missing})`);
       else if (run(PY, ["-m", "unittest", "discover", "-v", "-s", join("test", "kernel"), "-p", "test_*.py"], { env }) !== 0) failures.push("conformance suite");
     }
+    // A full run must have made the kernel send every message type the schema knows.
+    const checkArgs = [join(root, "scripts", "check-protocol-log.js"), protocolLog, ...(fullRun ? ["--require-all"] : [])];
+    if (run(process.execPath, checkArgs, { env }) !== 0) failures.push("protocol log (messages that break the messaging spec's schema)");
   } finally {
     rmSync(prefix, { recursive: true, force: true });
   }
