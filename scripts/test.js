@@ -72,12 +72,15 @@ function main() {
   try {
     if (run(process.execPath, [join(root, "dist", "kernel", "cli.js"), "install", "--prefix", prefix], { env }) !== 0) failures.push("kernelspec install");
     const jestArgs = [join(root, "node_modules", "jest", "bin", "jest.js"), "--ci", ...process.argv.slice(2)];
-    if (run(process.execPath, jestArgs, { env }) !== 0) failures.push("jest");
+    // Tests keep their own input history, apart from the user's (~/.local/share/tsgpu/history.jsonl) and
+    // from each other: the conformance suite's history search counts what earlier cells left there.
+    if (run(process.execPath, jestArgs, { env: { ...env, TSGPU_HISTORY_FILE: join(prefix, "history-jest.jsonl") } }) !== 0) failures.push("jest");
     const pyTests = readdirSync(join(root, "test", "kernel")).filter((f) => /^test_.*\.py$/.test(f));
     const fullRun = process.argv.length <= 2;
     if (pyTests.length && fullRun) {
       if (missing) console.warn(`SKIPPED: ${pyTests.join(", ")} (${missing})`);
-      else if (run(PY, ["-m", "unittest", "discover", "-v", "-s", join("test", "kernel"), "-p", "test_*.py"], { env }) !== 0) failures.push("conformance suite");
+      else if (run(PY, ["-m", "unittest", "discover", "-v", "-s", join("test", "kernel"), "-p", "test_*.py"],
+                   { env: { ...env, TSGPU_HISTORY_FILE: join(prefix, "history-conformance.jsonl") } }) !== 0) failures.push("conformance suite");
     }
     // A full run must have made the kernel send every message type the schema knows.
     const checkArgs = [join(root, "scripts", "check-protocol-log.js"), protocolLog, ...(fullRun ? ["--require-all"] : [])];

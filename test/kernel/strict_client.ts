@@ -5,6 +5,9 @@
  * kernel_info_reply on, is checked against the outbound schema, and what
  * does not fit is kept as a violation naming msg type, field and value.
  */
+import { mkdtempSync } from "fs";
+import { tmpdir } from "os";
+import { join } from "path";
 import * as zmq from "zeromq";
 import type { KernelClient } from "../../kernel/transport/client";
 import type { Message } from "../../kernel/protocol/message";
@@ -18,19 +21,23 @@ export interface StrictKernel {
   violations: string[];
   /** Every message received, with its channel, in order. */
   received: { channel: string; msg: Message }[];
+  /** The folder of the kernel's input history (remove it once the kernel has ended). */
+  historyDir: string;
 }
 
-/** Starts a kernel whose every message is validated as it arrives. */
+/** Starts a kernel whose every message is validated as it arrives (with an input history of its own). */
 export async function startStrictKernel(): Promise<StrictKernel> {
   const violations: string[] = [];
   const received: StrictKernel["received"] = [];
+  const historyDir = mkdtempSync(join(tmpdir(), "tsgpu-strict-"));
   const k = await startKernel({
+    env: { ...process.env, TSGPU_HISTORY_FILE: join(historyDir, "history.jsonl") },
     onMessage: (channel, msg) => {
       received.push({ channel, msg });
       for (const v of validateOutbound({ channel, ...msg })) violations.push(describeViolation(v));
     },
   });
-  return { k, violations, received };
+  return { k, violations, received, historyDir };
 }
 
 /** One heartbeat round trip: sends `ping` on the heartbeat socket and resolves with what comes back. */

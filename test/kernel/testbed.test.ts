@@ -8,6 +8,7 @@
  * answering otherwise), these checks require the full answer; where its
  * snippet is another kernel's API (rich display), tsgpu's own API is used.
  */
+import { rmSync } from "fs";
 import type { KernelClient } from "../../kernel/transport/client";
 import type { Message } from "../../kernel/protocol/message";
 import { describeViolation, validateOutbound } from "../../kernel/protocol/outbound_schema";
@@ -47,7 +48,10 @@ let shutDown = false;
 let startupViolations: string[] = [];
 
 beforeAll(async () => { s = await startStrictKernel(); k = s.k; startupViolations = s.violations.splice(0); });
-afterAll(async () => { if (!shutDown) await k.shutdown(); else k.close(); });
+afterAll(async () => {
+  if (!shutDown) await k.shutdown(); else k.close();
+  rmSync(s.historyDir, { recursive: true, force: true });
+});
 // Every message received during a check fits the schema.
 afterEach(() => { expect(s.violations.splice(0)).toEqual([]); });
 
