@@ -4,6 +4,8 @@
  */
 import { inspect } from "util";
 import type { OutputRouter } from "./execution/output";
+import { mimeBundle as mimeBundleRule } from "./protocol/outbound_schema";
+import { check } from "./protocol/schema_rules";
 
 export type MimeBundle = Record<string, unknown>;
 
@@ -14,24 +16,22 @@ export function plainText(value: unknown): string {
   return typeof value === "string" ? inspect(value) : inspect(value, { colors: false, depth: 4, maxArrayLength: 100 });
 }
 
-/** JSON mime types (application/json, *+json) hold any JSON value; every other type a string. */
-const JSON_MIME = /^application\/json$|\+json$/;
-const MIME_KEY = /^[A-Za-z0-9][\w.+-]*\/[\w.+-]+$/;
-
 /**
- * Checks a mime bundle made by user code before it is sent: keys are mime
- * types, values strings (base64 for binary images) except for JSON types.
- * Throws a TypeError naming the first key or value that is not.
+ * Checks a mime bundle made by user code before it is sent, by the rule the
+ * messaging schema has for bundles: keys are mime types, values strings
+ * (base64 for binary images) except for JSON types (application/json,
+ * *+json), which hold values that JSON can carry. Throws a TypeError naming
+ * the first key or value that does not fit.
  */
 export function checkBundle(bundle: MimeBundle, name = "bundle"): MimeBundle {
+  const [problem] = check(mimeBundleRule, bundle, name);
+  if (problem) {
+    const got = typeof problem.value === "string" ? JSON.stringify(problem.value) : problem.value === null ? "null" : typeof problem.value;
+    throw new TypeError(`expected ${problem.expected} for ${problem.field}, got ${got}`);
+  }
   for (const [key, value] of Object.entries(bundle)) {
-    if (!MIME_KEY.test(key)) throw new TypeError(`expected mime types (type/subtype) as the keys of ${name}, got "${key}"`);
-    if (JSON_MIME.test(key)) {
-      if (value === undefined || typeof value === "function" || typeof value === "symbol" || typeof value === "bigint") {
-        throw new TypeError(`expected a JSON value for ${name}["${key}"], got ${typeof value}`);
-      }
-    } else if (typeof value !== "string") {
-      throw new TypeError(`expected a string for ${name}["${key}"] (only JSON mime types hold other values), got ${value === null ? "null" : typeof value}`);
+    if (value === undefined || typeof value === "function" || typeof value === "symbol" || typeof value === "bigint") {
+      throw new TypeError(`expected a JSON value for ${name}["${key}"], got ${typeof value}`);
     }
   }
   return bundle;

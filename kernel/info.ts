@@ -11,7 +11,11 @@ function packageVersion(file: string): string {
 export const ROOT = join(__dirname, "..", "..");
 export const VERSION = packageVersion(join(ROOT, "package.json"));
 
-/** The kernel_info_reply content, typed by JupyterLab's own message definitions so a missing field fails the build. */
+/**
+ * The kernel_info_reply content, typed by JupyterLab's own message definitions so a missing field fails the build.
+ * Every field also fits the strict schema (protocol/outbound_schema.ts) that the Rust `jupyter-protocol`
+ * types set the floor of: all strings, none null; `help_links` objects of `text` and `url`; `debugger` a boolean.
+ */
 export function kernelInfo(): KernelMessage.IInfoReply & { debugger: boolean } {
   const tsVersion = packageVersion(join(ROOT, "node_modules", "typescript", "package.json"));
   return {

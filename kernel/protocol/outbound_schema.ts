@@ -47,11 +47,19 @@ export interface Violation extends Problem {
 const MIME_KEY = /^[A-Za-z0-9][\w.+-]*\/[\w.+-]+$/;
 const JSON_MIME = /^application\/json$|\+json$/;
 
-/** Tabular data resources: the one JSON mime type whose shape the strict parser reads (it needs schema.fields). */
-const dataResource = obj({ schema: obj({ fields: arrayOf(obj({ name: str })) }) });
+/** Tabular data resources: the one JSON mime type whose shape the strict parser reads (schema.fields with name and type). */
+const dataResource = obj({
+  schema: obj({
+    fields: arrayOf(obj({
+      name: str,
+      type: oneOf("string", "number", "integer", "date", "time", "datetime", "year", "yearmonth", "boolean",
+        "object", "geopoint", "geojson", "array", "duration", "any"),
+    })),
+  }),
+});
 
 /** A mime bundle: text and images as strings (base64 for binary images), JSON types as any JSON. */
-const mimeBundle: Rule = (v, path, out) => {
+export const mimeBundle: Rule = (v, path, out) => {
   if (!isObject(v)) { out.push({ field: path, expected: "a mime bundle (an object keyed by mime type)", value: v }); return; }
   for (const [key, value] of Object.entries(v)) {
     const at = `${path}["${key}"]`;

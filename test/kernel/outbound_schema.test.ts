@@ -76,6 +76,10 @@ describe("outbound schema", () => {
     expect(problems(msg("iopub", "execute_result", { execution_count: 1, data: {} }))[0]).toContain("content.metadata: expected a field that is present");
     expect(problems(msg("iopub", "update_display_data", { ...ok, transient: {} }))[0]).toContain("content.transient.display_id: expected a field that is present");
     expect(problems({ ...msg("iopub", "stream", { name: "stdout", text: "" }), metadata: null })[0]).toContain("metadata: expected an object, got null");
+    // The one JSON type whose shape strict clients read: a table needs schema.fields with name and type.
+    const table = (fields: unknown) => msg("iopub", "display_data", { data: { "application/vnd.dataresource+json": { schema: { fields }, data: [] } }, metadata: {} });
+    expect(problems(table([{ name: "a", type: "integer" }]))).toEqual([]);
+    expect(problems(table([{ name: "a" }]))[0]).toContain('content.data["application/vnd.dataresource+json"].schema.fields[0].type: expected a field that is present');
   });
 
   test("history entries: [session, line, input] or [session, line, [input, output]] with string output", () => {
@@ -136,9 +140,13 @@ describe("malformed mime bundles from user code", () => {
     await k.execute("const kept = 41;");
     const { reply, outputs } = await k.execute('display.mime({ "text/html": 5 })');
     expect(reply.content.status).toBe("error");
-    expect(reply.content.evalue).toBe('expected a string for bundle["text/html"] (only JSON mime types hold other values), got number');
+    expect(reply.content.evalue).toBe('expected a string for bundle["text/html"], got number');
     expect(ofType(outputs, "display_data")).toEqual([]);
     expect((await k.execute("kept + 1")).reply.content.status).toBe("ok");
+    const keys = await k.execute('display.mime({ html: "<b>x</b>" })');
+    expect(keys.reply.content.evalue).toBe('expected a key that is a mime type (type/subtype) for bundle["html"], got "html"');
+    const json = await k.execute('display.mime({ "application/json": () => 1 })');
+    expect(json.reply.content.evalue).toBe('expected a JSON value for bundle["application/json"], got function');
   });
 
   test("a value whose own mime bundle is malformed gives an error, not a broken execute_result", async () => {
