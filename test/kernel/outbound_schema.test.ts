@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { kernelInfo } from "../../kernel/info";
-import { newHeader } from "../../kernel/protocol/message";
+import { errorReplyContent, newHeader, replyType } from "../../kernel/protocol/message";
 import { describeViolation, OutboundMessage, validateOutbound } from "../../kernel/protocol/outbound_schema";
 import { checkLog, formatReport } from "../../kernel/protocol/outbound_log";
 import type { KernelClient } from "../../kernel/transport/client";
@@ -65,6 +65,18 @@ describe("outbound schema", () => {
     expect(problems(msg("shell", "history_reply", { ...error, history: [] }))).toEqual([]);
     expect(problems(msg("shell", "history_reply", error))).toEqual(["shell history_reply: content.history: expected a field that is present, got nothing (the field is missing)"]);
     expect(problems(msg("shell", "complete_reply", { status: "error" })).join("\n")).toContain("content.traceback: expected a field that is present");
+  });
+
+  test("the reply the dispatcher sends when a handler fails fits the schema, whatever the request", () => {
+    const requests = ["kernel_info_request", "execute_request", "inspect_request", "complete_request", "history_request",
+      "comm_info_request", "shutdown_request", "interrupt_request", "is_complete_request"];
+    const err = new RangeError("handler failed");
+    for (const type of requests) {
+      const content = type === "kernel_info_request" ? { ...kernelInfo(), ...errorReplyContent(type, err) } : errorReplyContent(type, err);
+      expect(problems(msg("shell", replyType(type), content, type))).toEqual([]);
+    }
+    expect(errorReplyContent("is_complete_request", err)).toEqual({ status: "unknown" });
+    expect(errorReplyContent("history_request", err)).toMatchObject({ status: "error", ename: "RangeError", evalue: "handler failed", history: [] });
   });
 
   test("mime bundles: strings for text and images, any JSON for JSON types; metadata objects present", () => {
