@@ -10,7 +10,8 @@ import { tmpdir } from "os";
 import { join } from "path";
 import * as zmq from "zeromq";
 import type { KernelClient } from "../../kernel/transport/client";
-import type { Message } from "../../kernel/protocol/message";
+import { Message, newHeader } from "../../kernel/protocol/message";
+import { decode, encode } from "../../kernel/protocol/wire";
 import { endpoint } from "../../kernel/protocol/connection";
 import { describeViolation, validateOutbound } from "../../kernel/protocol/outbound_schema";
 import { startKernel } from "../helpers";
@@ -50,6 +51,32 @@ export async function heartbeat(k: KernelClient, timeoutMs = 5000): Promise<stri
     return echo.toString();
   } finally {
     hb.close();
+  }
+}
+
+/**
+ * Connects a second frontend to the running kernel the way runtimed's testbed
+ * does once the kernel is up: subscribes to iopub and waits for its
+ * iopub_welcome, then sends one kernel_info_request on a fresh shell socket
+ * and reads one reply. Resolves with the welcome and the reply, decoded.
+ */
+export async function connectLikeTestbed(k: KernelClient, timeoutMs = 5000): Promise<{ welcome: Message; reply: Message }> {
+  const iopub = new zmq.Subscriber({ receiveTimeout: timeoutMs, linger: 0 });
+  const shell = new zmq.Dealer({ routingId: `testbed-${process.pid}`, receiveTimeout: timeoutMs, linger: 0 });
+  try {
+    iopub.connect(endpoint(k.info, k.info.iopub_port));
+    iopub.subscribe("");
+    let welcome: Message;
+    do welcome = decode((await iopub.receive()) as Buffer[], k.signer);
+    while (welcome.header.msg_type !== "iopub_welcome");
+    shell.connect(endpoint(k.info, k.info.shell_port));
+    const request: Message = { idents: [], header: newHeader("kernel_info_request", { session: "testbed", username: "runtimelib" }), parent_header: {}, metadata: {}, content: {}, buffers: [] };
+    await shell.send(encode(request, k.signer));
+    const reply = decode((await shell.receive()) as Buffer[], k.signer);
+    return { welcome, reply };
+  } finally {
+    iopub.close();
+    shell.close();
   }
 }
 

@@ -13,7 +13,7 @@ import type { KernelClient } from "../../kernel/transport/client";
 import type { Message } from "../../kernel/protocol/message";
 import { describeViolation, validateOutbound } from "../../kernel/protocol/outbound_schema";
 import { ofType, stdout } from "../helpers";
-import { heartbeat, iopubOf, startStrictKernel, StrictKernel } from "./strict_client";
+import { connectLikeTestbed, heartbeat, iopubOf, startStrictKernel, StrictKernel } from "./strict_client";
 
 jest.setTimeout(60000);
 
@@ -76,6 +76,11 @@ describe("tier 1: basic protocol", () => {
       expect(r.msg.content.status).toBe("ok");
     }
     expect(reply.content.language_info.codemirror_mode).toBe("typescript");
+    // A frontend that connects to the running kernel, as the testbed does: welcomed, then answered at once.
+    const late = await connectLikeTestbed(k);
+    expect(late.welcome.content).toEqual({ subscription: "" });
+    expect(validateOutbound({ channel: "shell", ...late.reply }).map(describeViolation)).toEqual([]);
+    expect(late.reply.content).toEqual(reply.content);
   });
 
   test("kernel_info_has_language_info: language_info.name is set", async () => {
