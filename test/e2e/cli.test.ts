@@ -127,3 +127,14 @@ describe("tsgpu install", () => {
     expect(r.stderr).toContain(`${file} is a file, not a folder`);
   });
 });
+
+test("tsgpu kernel with a missing, folder or non-JSON connection file: one line naming the path", () => {
+  const dir = mkdtempSync(join(tmpdir(), "tsgpu-cli-"));
+  writeFileSync(join(dir, "text.json"), "not\njson\n");
+  for (const [file, why] of [[join(dir, "missing.json"), "no such file or folder"], [dir, "it is a folder"], [join(dir, "text.json"), "is not JSON"]]) {
+    const r = tsgpu(["kernel", file]);
+    expect(r.status).toBe(1);
+    oneLineNaming(r.stderr, file);
+    expect(r.stderr).toMatch(new RegExp(`^tsgpu kernel: .*${why}`));
+  }
+});
