@@ -57,7 +57,10 @@ export function isAvailable(): boolean {
   return native.cudaInfo().available;
 }
 
-/** Why CUDA is unavailable (e.g. the cudaGetDeviceCount error), or "" when it is available. */
+/**
+ * Why CUDA is unavailable, or "" when it is available: "no NVIDIA driver on this machine
+ * (libcuda.so.1 not found)", "built without CUDA", or CUDA's own text (e.g. for a driver too old).
+ */
 export function unavailableReason(): string {
   return native.cudaInfo().reason;
 }
