@@ -6,7 +6,7 @@
 import { Dispatcher } from "./dispatcher";
 import { Message, reply } from "./protocol/message";
 import type { Boot } from "./boot";
-import { log } from "./boot";
+import { debug, log } from "./boot";
 import { OutputRouter } from "./execution/output";
 import { ExecutionEngine } from "./execution/engine";
 import { cellPosition, formatError } from "./execution/traceback";
@@ -69,7 +69,7 @@ export async function startKernel(b: Boot): Promise<void> {
       // Hand cached memory of every device back before the process ends (a restart starts a fresh one).
       try { loadRuntimeIfLoaded()?.memory?.emptyCache?.(); } catch { /* nothing to release */ }
       await transport.close();
-      log(restart ? "shutting down for restart" : "shut down");
+      debug(restart ? "shutting down for restart" : "shut down");
       process.exit(0);
     });
   };

@@ -235,7 +235,9 @@ export class KernelClient {
   close(): void {
     // Requests still waiting will never be answered: end them (and their timers) now.
     for (const abandon of [...this.inFlight]) abandon();
-    for (const s of [this.shell, this.control, this.stdin, this.iopub]) { try { s.close(); } catch { /* closed */ } }
+    // Messages still queued for a kernel that is gone are dropped (linger 0): kept, they would hold this
+    // process open at exit, waiting for a peer that never comes back.
+    for (const s of [this.shell, this.control, this.stdin, this.iopub]) { try { s.linger = 0; s.close(); } catch { /* closed */ } }
     if (this.proc && this.proc.exitCode === null) this.proc.kill("SIGKILL");
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
   }
