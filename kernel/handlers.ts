@@ -4,7 +4,8 @@ import type { ExecutionEngine } from "./execution/engine";
 import type { History } from "./history";
 import type { CommRegistry } from "./comms";
 import { mimeBundle, plainText } from "./display";
-import { completeWithTypes, inspectWithTypes, isComplete, MagicCatalog } from "./execution/language";
+import { completeWithTypes, inspectWithTypes, MagicCatalog } from "./execution/language";
+import { isComplete } from "./execution/completeness";
 import { helpPage, helpRequest } from "./execution/help";
 import { errorMessage, errorName } from "./execution/traceback";
 

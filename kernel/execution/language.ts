@@ -18,8 +18,6 @@ export function indexToCodePoint(s: string, index: number): number {
   return [...s.slice(0, index)].length;
 }
 
-export { Completeness, isComplete } from "./completeness";
-
 const NAME_BEFORE = /((?:[A-Za-z_$][\w$]*\s*\.\s*)*)([A-Za-z_$][\w$]*)?$/;
 
 /** Follows `a.b.c` from the global scope without calling anything but getters. */
