@@ -68,7 +68,7 @@ export function makeHandlers(d: HandlerDeps): Record<string, Handler> {
     execute_request: (ctx) => execute(d, ctx),
     is_complete_request: (ctx) => isComplete(String(ctx.msg.content.code ?? "")),
     complete_request: (ctx) => completeWithTypes(d.engine.checker, String(ctx.msg.content.code ?? ""), Number(ctx.msg.content.cursor_pos ?? 0), d.engine.userNames, d.magics),
-    inspect_request: (ctx) => inspectWithTypes(d.engine.checker, String(ctx.msg.content.code ?? ""), Number(ctx.msg.content.cursor_pos ?? 0)),
+    inspect_request: (ctx) => inspectWithTypes(d.engine.checker, String(ctx.msg.content.code ?? ""), Number(ctx.msg.content.cursor_pos ?? 0), d.magics),
     history_request: (ctx) => ({ status: "ok", history: d.history.query(ctx.msg.content) }),
     comm_info_request: (ctx) => {
       const target = ctx.msg.content.target_name;

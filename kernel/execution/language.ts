@@ -187,11 +187,24 @@ function cleanSignature(sig: string): string {
   return sig.replace(/^\(alias\) /, "").split("\n").filter((l) => !/^(export|import) [\w$]+$/.test(l.trim())).join("\n");
 }
 
+/** The help of the magic whose line the cursor is on (Shift-Tab on `%memory`), or null. */
+function inspectMagic(code: string, cursorPos: number, magics: MagicCatalog) {
+  const at = codePointToIndex(code, cursorPos);
+  const lineStart = code.lastIndexOf("\n", at - 1) + 1;
+  const lineEnd = code.indexOf("\n", at);
+  const m = /^[ \t]*%([\w]+)/.exec(code.slice(lineStart, lineEnd < 0 ? code.length : lineEnd));
+  const text = m ? magics.help(m[1]) : null;
+  return text === null ? null : { status: "ok", found: true, data: { "text/plain": text }, metadata: {} };
+}
+
 /**
- * inspect_request: the signature and JSDoc of the symbol at the cursor
- * (text/plain and text/markdown), else a description of the runtime value.
+ * inspect_request: a magic's help on a magic line; elsewhere the signature
+ * and JSDoc of the symbol at the cursor (text/plain and text/markdown), else
+ * a description of the runtime value.
  */
-export async function inspectWithTypes(checker: TypeAware, code: string, cursorPos: number) {
+export async function inspectWithTypes(checker: TypeAware, code: string, cursorPos: number, magics?: MagicCatalog) {
+  const magic = magics ? inspectMagic(code, cursorPos, magics) : null;
+  if (magic) return magic;
   const info = await checker.inspect(code, codePointToIndex(code, cursorPos), kLanguageWaitMs);
   if (info) {
     const signature = cleanSignature(info.signature);

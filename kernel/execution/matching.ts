@@ -24,7 +24,12 @@ export function matchNames<T>(candidates: readonly T[], typed: string, nameOf: (
   return [...anywhere, ...inside];
 }
 
-/** Indices where a word of a name starts: its first character, an upper-case letter after a lower-case one or a digit, a letter after `_`, `$` or a digit, the last capital of a run followed by a lower-case letter (`HTMLElement` → H, E). */
+/**
+ * Indices where a word of a name starts: its first character, an upper-case
+ * letter after a lower-case one or a digit, a letter after `_`, `$` or a
+ * digit, and the last capital of a run that a lower-case letter follows
+ * (`HTMLElement` → H, E).
+ */
 export function wordStarts(name: string): number[] {
   const starts: number[] = [];
   for (let i = 0; i < name.length; i++) {

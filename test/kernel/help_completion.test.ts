@@ -82,6 +82,13 @@ describe("help lines", () => {
     expect(text).toContain("--summary");
   });
 
+  test("Shift-Tab on a magic line shows the same help", async () => {
+    const code = "const a = 1;\n%memory --summary";
+    const { reply } = await k.request("inspect_request", { code, cursor_pos: "const a = 1;\n%mem".length, detail_level: 0 });
+    expect(reply.content.found).toBe(true);
+    expect(reply.content.data).toEqual(await page("%memory?"));
+  });
+
   test("help on a magic that does not exist says so", async () => {
     expect((await page("?%nosuchmagic"))["text/plain"]).toBe("Object `%nosuchmagic` not found.");
   });
