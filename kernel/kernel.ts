@@ -75,7 +75,7 @@ export async function startKernel(b: Boot): Promise<void> {
   };
 
   const dispatcher = new Dispatcher(transport, origin, makeHandlers({
-    engine, history, kernelInfo: () => staticInfo, shutdown, comms, withParent, log,
+    engine, history, kernelInfo: () => staticInfo, shutdown, comms, magics, withParent, log,
   }), log, () => transport.deviceUsage(deviceUsage()));
 
   router.captureProcessStreams();

@@ -136,7 +136,7 @@ describe("kernel_info, pager and history", () => {
     expect(reply.content.status).toBe("ok");
     expect(reply.content.payload).toHaveLength(1);
     expect(reply.content.payload[0]).toMatchObject({ source: "page", start: 0 });
-    expect(reply.content.payload[0].data["text/plain"]).toContain("Math.max: function");
+    expect(reply.content.payload[0].data["text/plain"]).toMatch(/^\(method\) Math\.max\(\.\.\.values: number\[\]\): number\n\nReturns the larger/);
     expect(ofType(outputs, "execute_result")).toEqual([]);
   });
 

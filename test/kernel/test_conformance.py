@@ -81,6 +81,8 @@ class TsgpuKernelTests(jupyter_kernel_test.KernelTests):
         "function f(a: number): number { return a + 1; }",
         "const xs = [1, 2, 3];\nfor (const x of xs) {\n  console.log(x);\n}",
         "",
+        "%memory",
+        "?Math.max",
     ]
     incomplete_code_samples = [
         "function f(a: number) {",
@@ -95,6 +97,8 @@ class TsgpuKernelTests(jupyter_kernel_test.KernelTests):
         "let 5x = 1;",
         "a b c",
         "x = = 1;",
+        "let z = ;",
+        "let a = 1 +",
     ]
 
     code_page_something = "?Math.max"
