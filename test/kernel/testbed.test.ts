@@ -139,7 +139,8 @@ describe("tier 2: interactive features", () => {
     const { reply } = await k.request("inspect_request", { code, cursor_pos: code.length, detail_level: 0 });
     expect(reply.content.status).toBe("ok");
     expect(reply.content.found).toBe(true);
-    expect(reply.content.data["text/plain"]).toContain("number");
+    // The typed signature, as Shift-Tab shows it (a const's type is its literal type).
+    expect(reply.content.data["text/plain"]).toContain(`${SNIPPET.completionVar}: 42`);
   });
 
   test("is_complete_complete: a whole statement is complete", async () => {
