@@ -111,6 +111,8 @@ export interface Magic {
   name: string;
   /** One line of usage, shown by %lsmagic and on a usage error. */
   usage: string;
+  /** More about the magic and its options, shown after the usage by `%name?` (optional). */
+  help?: string;
   /** When true, `run` gets the argument text whole, as `[text]` (statements, values with spaces). */
   raw?: boolean;
   /** Runs `%name args`. */
