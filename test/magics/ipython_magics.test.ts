@@ -54,6 +54,9 @@ describe("IPython's magics", () => {
     const fixed = bundle(await ok(k, "%timeit -n 3 -r 2 torch.zeros([8]).dispose()"));
     expect(fixed["application/json"]).toMatchObject({ loops: 3, repeat: 2 });
     expect(fixed["text/plain"]).toMatch(/ per loop \(mean ± std\. dev\. of 2 runs, 3 loops each\)$/);
+    const cell = bundle(await ok(k, "%%timeit -n 2 -r 2\nconst v = torch.zeros([4]);\nv.dispose();"))["application/json"];
+    expect(cell).toMatchObject({ loops: 2, repeat: 2 });
+    expect(ofType(await ok(k, "%timeit -q -n 1 -r 1 1 + 1"), "display_data")).toHaveLength(0);
     const bad = await k.execute("%timeit -n zero 1");
     expect(bad.reply.content.evalue).toContain("expected a positive integer for -n, got zero");
   });

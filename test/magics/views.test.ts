@@ -93,6 +93,24 @@ describe("%memory views", () => {
     }
   });
 
+  test("--leaks is --tensors; --summary --abbreviated is PyTorch's short table", async () => {
+    const leaks = bundle(await ok(k, "%memory --leaks"))["application/json"];
+    const tensors = bundle(await ok(k, "%memory --tensors"))["application/json"];
+    expect(leaks.holders).toEqual(tensors.holders);
+    const full = bundle(await ok(k, "%memory --summary"))["text/plain"];
+    const short = bundle(await ok(k, "%memory --summary --abbreviated"))["text/plain"];
+    expect(short.split("\n").length).toBeLessThan(full.split("\n").length);
+    expect(short).toContain("| Allocated memory      |");
+  });
+
+  test("%empty_cache names the largest holders of what stays allocated", async () => {
+    await ok(k, 'const biggest = torch.zeros([2 * 1024 * 1024], { device: "cpu" });');
+    const data = bundle(await ok(k, "%empty_cache cpu"));
+    const cpu = data["application/json"].devices[0];
+    expect(cpu.holders[0]).toEqual({ label: "biggest", bytes: 8 * MiB, tensors: 1 });
+    expect(data["text/plain"]).toContain("cpu: largest holders: biggest (8.00 MiB)");
+  });
+
   test("bad options are usage errors naming what was expected", async () => {
     const bad = await k.execute("%memory --watch maybe");
     expect(bad.reply.content.evalue).toContain("expected on or off for --watch, got maybe");
