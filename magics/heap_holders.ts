@@ -5,8 +5,8 @@
  * that keeps a callback alive, the frames of a suspended async function (an
  * interrupted cell awaiting), or no path at all: "unreachable, waiting for
  * garbage collection". Taking the snapshot runs a full collection, which
- * collects those unreachable tensors; their memory returns to the cache at
- * the next allocation, %empty_cache or %reset.
+ * collects those unreachable tensors: their memory goes back to the
+ * allocator's cache (and to the device with %empty_cache).
  */
 import { Session } from "inspector";
 import type { MagicContext } from "./context";
@@ -73,13 +73,17 @@ export class HeapGraph {
     return { url: this.scripts.get(String(loc[0])) ?? "", line: loc[1] + 1, column: loc[2] + 1 };
   }
 
-  /** Nodes of runtime owner objects whose `id` property is one of `ids`, by id. */
+  /**
+   * Nodes of runtime owner objects whose `id` property is one of `ids`, by
+   * id: objects of the runtime's classes, or of subclasses (a class name the
+   * runtime does not know, with the storage's `id` and `handle` fields).
+   */
   owners(ids: Set<number>): Map<number, number> {
     const out = new Map<number, number>();
     for (let n = 0; n < this.count; n++) {
-      if (this.type(n) !== "object" || !OWNER_CLASSES.has(this.name(n))) continue;
+      if (this.type(n) !== "object") continue;
       const idNode = this.child(n, "id");
-      if (idNode < 0) continue;
+      if (idNode < 0 || (!OWNER_CLASSES.has(this.name(n)) && this.child(n, "handle") < 0)) continue;
       const value = this.type(idNode) === "number" ? Number(this.name(this.child(idNode, "value")) ?? NaN) : NaN;
       if (ids.has(value) && !out.has(value)) out.set(value, n);
     }
@@ -238,10 +242,15 @@ export function heapHolders(ctx: MagicContext, ids: Set<number>): Map<number, Ho
   const owners = g.owners(ids);
   const via = g.shortestPaths();
   const out = new Map<number, Holder[]>();
+  // What the snapshot's collection took is gone from the live list now (this frees it to the cache);
+  // a live tensor missing from the snapshot for another reason is not called unreachable.
+  const stillLive = new Set(ctx.runtime.memory.liveTensors().map((t) => t.id));
   for (const id of ids) {
     const n = owners.get(id);
     if (n === undefined || via[n] < 0) {
-      out.set(id, [{ kind: "unreachable", label: "unreachable, waiting for garbage collection" }]);
+      out.set(id, [stillLive.has(id)
+        ? { kind: "unknown", label: "not found in the heap snapshot" }
+        : { kind: "unreachable", label: "unreachable, waiting for garbage collection" }]);
       continue;
     }
     const path: number[] = [];

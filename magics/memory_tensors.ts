@@ -63,7 +63,7 @@ export function showTensors(ctx: MagicContext, devices: string[]): void {
   let sites: ReturnType<typeof allocationSites> = [];
   try { sites = allocationSites(ctx, devices); where = sitesView(sites); } catch { /* no memory history in this runtime */ }
   const notes: string[] = [];
-  if (groups.some((g) => g.kind === "unreachable")) notes.push("Unreachable tensors were collected by the heap snapshot this view took; their memory returns to the cache at the next allocation, %empty_cache or %reset.");
+  if (groups.some((g) => g.kind === "unreachable")) notes.push("Nothing referenced the unreachable tensors: the heap snapshot this view took collected them, and their memory went back to the allocator's cache (%empty_cache returns it to the device).");
   if (snapshotError) notes.push(`The heap snapshot failed (${snapshotError}); tensors it would have explained are listed as not found.`);
   const text = [head, tensors.length ? textTable(textRows) : "", ...notes, where.text].filter(Boolean).join("\n\n");
   const html = `<p><b>${escapeHtml(head)}</b></p>` +
