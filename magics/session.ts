@@ -15,7 +15,9 @@ import { MemoryTimeline } from "./timeline";
 import { CellTimers } from "./timers";
 
 export interface SessionDeps {
+  /** The execution engine (a function: the engine is made after the session, with its hooks). */
   engine: () => ExecutionEngine;
+  /** Where the running cell's output goes. */
   router: OutputRouter;
   /** The runtime (`torch`), loading it if needed. */
   runtime: () => RuntimeApi;

@@ -56,8 +56,14 @@ declare global {
   };
   /** Results of earlier cells by execution count. */
   const Out: Record<number, unknown>;
+  /**
+   * Adds a magic written in TypeScript: \`fn(args, ctx)\` runs for \`%name args\`;
+   * with \`{ cell: true }\`, \`fn(args, body, ctx)\` runs for a cell that starts with \`%%name args\`.
+   * Its return value is the line's (or cell's) result.
+   */
+  function registerMagic(name: string, fn: ((args: string, ctx: any) => unknown) | ((args: string, body: string, ctx: any) => unknown), options?: { cell?: boolean; usage?: string }): void;
   /** Kernel internals that rewritten cells call (magics). */
-  const __tsgpu: { magic(name: string, args: string): Promise<unknown> };
+  const __tsgpu: { magic(name: string, args: string): Promise<unknown>; cellMagic(name: string, args: string, body: string): Promise<unknown> };
 }
 export {};
 `;
