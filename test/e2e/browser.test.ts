@@ -200,17 +200,18 @@ const why = unavailable();
     expect(restartText).toContain("Restarting: this kernel releases its device memory and exits");
     await page.evaluate(() => {
       const c = (window as any).Jupyter.notebook.insert_cell_at_bottom("code");
-      c.set_text("[typeof weights, torch.memory.allocated(\"cpu\")]");
+      c.set_text("[typeof (globalThis as any).weights, torch.memory.allocated(\"cpu\")]");
       c.execute();
     });
     await page.waitForFunction(() => {
       const cells = (window as any).Jupyter.notebook.get_cells();
-      return cells[cells.length - 1].output_area.outputs.length > 0;
+      return cells[cells.length - 1].output_area.outputs.some((o: any) => o.output_type === "execute_result");
     }, undefined, { timeout: 60000 });
     const fresh = await page.evaluate(() => {
       const cells = (window as any).Jupyter.notebook.get_cells();
       const last = cells[cells.length - 1];
-      return { count: last.input_prompt_number, text: last.output_area.outputs[0].data?.["text/plain"] };
+      const result = last.output_area.outputs.find((o: any) => o.output_type === "execute_result");
+      return { count: last.input_prompt_number, text: result.data["text/plain"] };
     });
     expect(fresh).toEqual({ count: 1, text: "[ 'undefined', 0 ]" });
   } finally {
