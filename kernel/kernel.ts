@@ -74,6 +74,7 @@ export async function startKernel(b: Boot): Promise<void> {
     });
   };
 
+  b.shutdown = shutdown;
   const dispatcher = new Dispatcher(transport, origin, makeHandlers({
     engine, history, kernelInfo: () => staticInfo, shutdown, comms, withParent, log,
   }), log, () => transport.deviceUsage(deviceUsage()));
