@@ -84,7 +84,7 @@ export async function launch(args: string[]): Promise<void> {
     await closeAll(held);
     info = {
       transport: "tcp", ip: "0.0.0.0", key: randomUUID(), signature_scheme: "hmac-sha256",
-      kernel_name: process.env.KERNEL_NAME ?? "", shell_port, iopub_port, stdin_port, hb_port, control_port,
+      kernel_name: "", shell_port, iopub_port, stdin_port, hb_port, control_port,
     };
   } catch (e) {
     return fail(e);
