@@ -107,7 +107,8 @@ export async function launch(args: string[]): Promise<void> {
   } catch (e) {
     return fail(e, b);
   }
-  await b.engineCue;
+  // No client comes before the gateway has the connection info and its poll interval (0.5 s by default) has
+  // passed: the engine loads at once, not on the boot's cue, so that it is ready when the gateway first asks.
   const { startKernel } = await import("../kernel");
   try {
     await startKernel(b);

@@ -46,16 +46,19 @@ export async function listenInRange(range: PortRange, retries: number, host = "0
     `widen --port-range or raise EG_MAX_PORT_RANGE_RETRIES`);
 }
 
-/** Servers holding `count` distinct free ports of the range; the caller closes them once the ports are spoken for. */
+/**
+ * Servers holding `count` distinct free ports of the range (taken at once: a port one of them holds is taken
+ * for the others); the caller closes them once the ports are spoken for.
+ */
 export async function holdPorts(count: number, range: PortRange, retries: number): Promise<Server[]> {
-  const held: Server[] = [];
-  try {
-    for (let i = 0; i < count; i++) held.push(await listenInRange(range, retries));
-    return held;
-  } catch (e) {
+  const tries = await Promise.allSettled(Array.from({ length: count }, () => listenInRange(range, retries)));
+  const held = tries.flatMap((t) => t.status === "fulfilled" ? [t.value] : []);
+  const failed = tries.find((t): t is PromiseRejectedResult => t.status === "rejected");
+  if (failed) {
     await closeAll(held);
-    throw e;
+    throw failed.reason;
   }
+  return held;
 }
 
 export function closeAll(servers: Server[]): Promise<void> {

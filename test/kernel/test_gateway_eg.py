@@ -87,7 +87,8 @@ class EnterpriseGatewayTests(unittest.TestCase):
         # Interrupt a busy loop through EG (interrupt_mode "message": an interrupt_request on control).
         msg_id = ch.send("shell", "execute_request", {"code": "let spins = 0; while (true) { spins++; }",
                                                       "silent": False, "store_history": True,
-                                                      "user_expressions": {}, "allow_stdin": False})
+                                                      "user_expressions": {}, "allow_stdin": False,
+                                                      "stop_on_error": False})
         await asyncio.sleep(1.0)
         t1 = time.perf_counter()
         await gw.request("POST", f"/api/kernels/{kid}/interrupt")
