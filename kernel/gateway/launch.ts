@@ -58,16 +58,31 @@ function startCommListener(o: LaunchOptions): Promise<{ port: number; serving: (
   });
 }
 
-/** Ends the process with one line on stderr (the gateway's or the pod's log). */
-function fail(e: unknown, b?: Boot): never | Promise<never> {
+/** Ends the process with one line on stderr (the gateway's or the pod's log), the kernel's sockets closed first. */
+async function fail(e: unknown, b?: Boot): Promise<never> {
   const text = (e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, " ");
   try { writeSync(2, `tsgpu launch: ${text}\n`); } catch { /* stderr closed */ }
-  if (!b) process.exit(1);
-  return b.transport.abort().finally(() => process.exit(1)) as Promise<never>;
+  if (b) await b.transport.abort().catch(() => undefined);
+  process.exit(1);
 }
+
+export const LAUNCH_HELP = `usage: tsgpu launch --kernel-id ID --response-address HOST:PORT --public-key KEY [--port-range LO..HI]
+
+Runs a kernel for Jupyter Enterprise Gateway, which passes these options (kernelspecs from
+\`tsgpu install --gateway …\`); in a Kubernetes pod they come from KERNEL_ID, RESPONSE_ADDRESS,
+PUBLIC_KEY and PORT_RANGE. EG's older spellings (--RemoteProcessProxy.kernel-id …) work too; other
+options EG passes are ignored.
+
+  --kernel-id ID               the kernel's id, sent back with the connection info
+  --response-address HOST:PORT where the gateway waits for the connection info
+  --public-key KEY             the gateway's RSA public key (base64 DER), which encrypts it
+  --port-range LO..HI          the ports the kernel may use (0..0: any); at least EG_MIN_PORT_RANGE_SIZE
+                               (1000) wide, EG_MAX_PORT_RANGE_RETRIES (5) more tries when one is taken
+`;
 
 /** Runs the launcher with the command line `args` (after `launch`); returns once the kernel serves. */
 export async function launch(args: string[]): Promise<void> {
+  if (args.includes("-h") || args.includes("--help")) { process.stdout.write(LAUNCH_HELP); return; }
   let o: LaunchOptions;
   let comm: { port: number; serving: () => void };
   let info: ConnectionInfo;

@@ -128,7 +128,7 @@ class EnterpriseGatewayTests(unittest.TestCase):
         while True:
             ch = await Channels.open(gw, kid)
             try:
-                reply, out = await ch.execute("console.log('back')", timeout=5)
+                reply, out = await ch.execute("console.log('back')", timeout=2)
                 break
             except (asyncio.TimeoutError, ConnectionError):
                 ch.close()
