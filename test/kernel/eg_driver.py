@@ -27,7 +27,7 @@ import time
 import uuid
 from pathlib import Path
 
-from gateway_side import CLI, NODE
+from gateway_side import CLI, NODE, kernel_env
 
 PY = "/usr/bin/python3"
 ENV_EG = "TSGPU_EG_SOURCE"
@@ -152,6 +152,8 @@ class Gateway:
         kernels = self.dir / "share" / "jupyter" / "kernels"
         for name, spec in specs.items():
             (kernels / name).mkdir(parents=True)
+            # EG passes a kernelspec's env over ssh too: the kernels keep off the user's history and code cache.
+            spec = {**spec, "env": {**spec.get("env", {}), **kernel_env(str(self.dir))}}
             (kernels / name / "kernel.json").write_text(json.dumps(spec, indent=1))
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"

@@ -32,6 +32,13 @@ CONNECTION_KEYS = {"shell_port", "iopub_port", "stdin_port", "control_port", "hb
 KERNEL_PORTS = ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port")
 
 
+def kernel_env(scratch):
+    """Environment for kernels a test starts: the run's own history and code cache when the test runner gave
+    them (npm test does), else files under `scratch`, never the user's."""
+    return {"TSGPU_HISTORY_FILE": os.environ.get("TSGPU_HISTORY_FILE") or os.path.join(scratch, "history.jsonl"),
+            "TSGPU_CACHE_DIR": os.environ.get("TSGPU_CACHE_DIR") or os.path.join(scratch, "cache")}
+
+
 def launcher_argv(*args):
     """The command line of `tsgpu launch` for this checkout."""
     if not CLI.is_file():

@@ -8,14 +8,16 @@ then jupyter_client on the ports the launcher reported.
 import os
 import random
 import re
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 import unittest
 import uuid
 
-from gateway_side import (CONNECTION_KEYS, KERNEL_PORTS, ResponseListener, comm_request, connect,
+from gateway_side import (CONNECTION_KEYS, KERNEL_PORTS, ResponseListener, comm_request, connect, kernel_env,
                           launcher_argv, run_cell)
 
 
@@ -34,7 +36,9 @@ class Launched:
         argv = launcher_argv(*(args if args is not None else [
             "--kernel-id", self.kernel_id, "--response-address", self.listener.address,
             "--public-key", self.listener.public_key]))
-        self.proc = subprocess.Popen(argv, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL,
+        self.scratch = tempfile.mkdtemp(prefix="tsgpu-launch-")
+        self.proc = subprocess.Popen(argv, env={**os.environ, **kernel_env(self.scratch), **(env or {})},
+                                     stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, text=True, start_new_session=True)
         self.kc = None
         testcase.addCleanup(self.close)
@@ -58,6 +62,7 @@ class Launched:
             self.proc.wait()
         self.proc.stderr.close()
         self.listener.close()
+        shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 def refused(port):
