@@ -20,6 +20,14 @@ export function log(text: string): void {
   try { writeSync(2, `[tsgpu] ${text}\n`); } catch { /* stderr closed */ }
 }
 
+/** Whether routine events are logged too: TSGPU_LOG_LEVEL=debug. */
+const debugLevel = (process.env.TSGPU_LOG_LEVEL ?? "").trim().toLowerCase() === "debug";
+
+/** Logs a routine event (start, shutdown), which only the debug log level shows. */
+export function debug(text: string): void {
+  if (debugLevel) log(text);
+}
+
 /** How long after binding the engine waits for a client's first kernel_info before it loads anyway (ms). */
 const kEngineWaitMs = 150;
 

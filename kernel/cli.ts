@@ -4,7 +4,7 @@
  *   tsgpu kernel CONNECTION_FILE     run a kernel (Jupyter starts this)
  *   tsgpu install [options]          write the kernelspec
  *   tsgpu launch [options]           run a kernel for Jupyter Enterprise Gateway (gateway/launch.ts)
- *   tsgpu run NOTEBOOK [--output F]  execute a notebook through the kernel
+ *   tsgpu run NOTEBOOK [options]     execute a notebook through the kernel
  */
 import { writeSync } from "fs";
 import { INSTALL_HELP, install, parseInstallArgs } from "./install";
@@ -15,7 +15,9 @@ commands:
   kernel CONNECTION_FILE       start a kernel on the given connection file
   install [--user|--sys-prefix|--prefix DIR] [--name NAME]
                                install the Jupyter kernelspec ("tsgpu install --help")
-  run NOTEBOOK [--output FILE] execute a notebook through the kernel and print its output
+  run NOTEBOOK [--output FILE] [--allow-errors]
+                               execute a notebook through the kernel and print its output
+                               ("tsgpu run --help")
   launch --kernel-id ID --response-address HOST:PORT --public-key KEY [--port-range LO..HI]
                                run a kernel for Jupyter Enterprise Gateway (or from
                                $KERNEL_ID, $RESPONSE_ADDRESS, $PUBLIC_KEY, $PORT_RANGE)
@@ -54,18 +56,13 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case "run": {
-      let output: string | undefined;
-      const files: string[] = [];
-      for (let i = 0; i < args.length; i++) {
-        if (args[i] === "--output" || args[i] === "-o") output = args[++i];
-        else if (args[i].startsWith("-")) throw new Error(`tsgpu run: unknown option ${args[i]}`);
-        else files.push(args[i]);
-      }
-      if (files.length !== 1) throw new Error("tsgpu run: expected one notebook file");
-      const { runNotebook } = await import("./notebook");
-      const { errors } = await runNotebook(files[0], { output });
-      if (output) process.stdout.write(`\nWrote ${output}\n`);
-      return errors ? 1 : 0;
+      const { RUN_HELP, parseRunArgs, runNotebook } = await import("./notebook");
+      const r = parseRunArgs(args);
+      if (r === "help") { process.stdout.write(RUN_HELP); return 0; }
+      const { errors } = await runNotebook(r.file, r.options);
+      if (r.options.output) process.stdout.write(`\nWrote ${r.options.output}\n`);
+      if (errors && r.options.allowErrors) process.stderr.write(`tsgpu run: ${errors} cell${errors === 1 ? "" : "s"} failed (--allow-errors: every cell ran)\n`);
+      return errors && !r.options.allowErrors ? 1 : 0;
     }
     case "-V": case "--version": {
       const { VERSION } = await import("./info");
@@ -81,7 +78,9 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then((code) => { if (code >= 0) process.exitCode = code; }).catch((e) => {
-  process.stderr.write(`tsgpu: ${e instanceof Error ? e.message : e}\n`);
+const argv = process.argv.slice(2);
+main(argv).then((code) => { if (code >= 0) process.exitCode = code; }).catch((e) => {
+  const cmd = argv[0] === "install" || argv[0] === "run" || argv[0] === "kernel" ? ` ${argv[0]}` : "";
+  process.stderr.write(`tsgpu${cmd}: ${e instanceof Error ? e.message : e}\n`);
   process.exitCode = 1;
 });

@@ -6,7 +6,7 @@
  * `status: "error"`; it never takes the kernel down. Unknown types are logged
  * and ignored, as the spec asks.
  */
-import { Channel, Message, Origin, reply, replyType } from "./protocol/message";
+import { Channel, errorReplyContent, Message, Origin, reply, replyType } from "./protocol/message";
 
 /** What a handler may do besides returning its reply content. */
 export interface RequestContext {
@@ -65,7 +65,8 @@ export class Dispatcher {
 
   private answerAborted(msg: Message): void {
     this.publish(msg, "status", { execution_state: "busy" });
-    this.sender.send("shell", reply(msg, replyType(msg.header.msg_type), { status: "aborted", execution_count: null }, this.origin));
+    // No execution_count: the cell did not run (the spec, and ipykernel, send only the status; a strict client reads a missing count, not a null one).
+    this.sender.send("shell", reply(msg, replyType(msg.header.msg_type), { status: "aborted" }, this.origin));
     this.publish(msg, "status", { execution_state: "idle" });
   }
 
@@ -93,7 +94,7 @@ export class Dispatcher {
     } catch (e) {
       const err = e instanceof Error ? e : new Error(String(e));
       this.log(`handler for ${type} failed: ${err.stack}`);
-      content = { status: "error", ename: err.name, evalue: err.message, traceback: [String(err.stack)] };
+      content = errorReplyContent(type, err);
     }
     if (content) this.sender.send(channel, reply(msg, replyType(type), content, this.origin));
     this.publish(msg, "status", { execution_state: "idle" });

@@ -4,7 +4,9 @@ import type { ExecutionEngine } from "./execution/engine";
 import type { History } from "./history";
 import type { CommRegistry } from "./comms";
 import { mimeBundle, plainText } from "./display";
-import { completeWithTypes, describe, inspectWithTypes, isComplete } from "./execution/language";
+import { completeWithTypes, inspectWithTypes, MagicCatalog } from "./execution/language";
+import { isComplete } from "./execution/completeness";
+import { helpPage, helpRequest } from "./execution/help";
 import { errorMessage, errorName } from "./execution/traceback";
 
 export interface HandlerDeps {
@@ -14,13 +16,12 @@ export interface HandlerDeps {
   /** Ends the process after the reply is sent. */
   shutdown(restart: boolean): void;
   comms: CommRegistry;
+  /** The magics, for their completion and help. */
+  magics: MagicCatalog;
   /** Runs `fn` with output (console.*, display, comm messages) going to `msg`. */
   withParent<T>(msg: RequestContext["msg"], fn: () => T): T;
   log(text: string): void;
 }
-
-/** `?name`, `name?` and `%pinfo name` ask for help on a name. */
-const HELP = /^\s*(?:\?\s*([\w$.]+)|([\w$.]+)\s*\?|%pinfo\s+([\w$.]+))\s*$/;
 
 async function execute(d: HandlerDeps, ctx: RequestContext): Promise<Record<string, unknown>> {
   const c = ctx.msg.content;
@@ -30,12 +31,12 @@ async function execute(d: HandlerDeps, ctx: RequestContext): Promise<Record<stri
   const count = d.engine.executionCount + (storeHistory ? 1 : 0);
   if (!silent) ctx.publish("execute_input", { code, execution_count: count });
 
-  const help = HELP.exec(code);
+  const help = helpRequest(code);
   if (help) {
     if (storeHistory) { d.engine.executionCount++; d.history.add(count, code); }
-    const name = help[1] ?? help[2] ?? help[3];
-    const text = describe(name.split(".")) ?? `Object \`${name}\` not found.`;
-    return { status: "ok", execution_count: count, user_expressions: {}, payload: [{ source: "page", data: { "text/plain": text }, start: 0 }] };
+    const page = await helpPage(help, { checker: d.engine.checker, magics: d.magics, cells: () => [...d.engine.cells.values()] });
+    const data = page ?? { "text/plain": `Object \`${help.magic ? "%" : ""}${help.name}\` not found.` };
+    return { status: "ok", execution_count: count, user_expressions: {}, payload: [{ source: "page", data, start: 0 }] };
   }
 
   if (storeHistory) d.history.add(count, code);
@@ -46,7 +47,15 @@ async function execute(d: HandlerDeps, ctx: RequestContext): Promise<Record<stri
     return { status: "error", execution_count: outcome.executionCount, ...outcome.error };
   }
   if (outcome.hasResult) {
-    const data = mimeBundle(outcome.result);
+    let data: Record<string, unknown>;
+    try {
+      data = mimeBundle(outcome.result);
+    } catch (e) {
+      // The value's own mime bundle is malformed: the cell fails, saying why.
+      const error = { ename: errorName(e), evalue: errorMessage(e), traceback: [`${errorName(e)}: ${errorMessage(e)}`] };
+      ctx.publish("error", error);
+      return { status: "error", execution_count: outcome.executionCount, ...error };
+    }
     ctx.publish("execute_result", { execution_count: outcome.executionCount, data, metadata: {} });
     if (storeHistory) d.history.setOutput(count, String(data["text/plain"]));
   }
@@ -66,8 +75,8 @@ export function makeHandlers(d: HandlerDeps): Record<string, Handler> {
     kernel_info_request: () => d.kernelInfo(),
     execute_request: (ctx) => execute(d, ctx),
     is_complete_request: (ctx) => isComplete(String(ctx.msg.content.code ?? "")),
-    complete_request: (ctx) => completeWithTypes(d.engine.checker, String(ctx.msg.content.code ?? ""), Number(ctx.msg.content.cursor_pos ?? 0), d.engine.userNames),
-    inspect_request: (ctx) => inspectWithTypes(d.engine.checker, String(ctx.msg.content.code ?? ""), Number(ctx.msg.content.cursor_pos ?? 0)),
+    complete_request: (ctx) => completeWithTypes(d.engine.checker, String(ctx.msg.content.code ?? ""), Number(ctx.msg.content.cursor_pos ?? 0), d.engine.userNames, d.magics),
+    inspect_request: (ctx) => inspectWithTypes(d.engine.checker, String(ctx.msg.content.code ?? ""), Number(ctx.msg.content.cursor_pos ?? 0), d.magics),
     history_request: (ctx) => ({ status: "ok", history: d.history.query(ctx.msg.content) }),
     comm_info_request: (ctx) => {
       const target = ctx.msg.content.target_name;

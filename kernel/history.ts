@@ -78,7 +78,8 @@ export class History {
   /** Answers a history_request's content with the `history` list of the reply. */
   query(c: Record<string, any>): unknown[] {
     const withOutput = Boolean(c.output);
-    const shape = (e: HistoryEntry) => [e.session, e.line, withOutput ? [e.input, e.output ?? null] : e.input];
+    // A line without output gives "" (not null): strict clients read the output as a string.
+    const shape = (e: HistoryEntry) => [e.session, e.line, withOutput ? [e.input, e.output ?? ""] : e.input];
     const n = c.n === undefined || c.n === null ? undefined : Number(c.n);
     switch (c.hist_access_type) {
       case "tail": {

@@ -2,10 +2,11 @@
  * `tsgpu install`: writes the kernelspec (kernel.json and logos) where
  * Jupyter looks for kernels, with no Python involved.
  */
-import { copyFileSync, existsSync, mkdirSync, writeFileSync, accessSync, constants, realpathSync } from "fs";
+import { copyFileSync, existsSync, accessSync, constants, realpathSync, statSync } from "fs";
 import { homedir, platform } from "os";
 import { dirname, join, resolve } from "path";
 import { ROOT } from "./info";
+import { describeFsError, makeFolders, writeTextFile } from "./paths";
 import { GatewayMode, checkGatewayOptions, defaultGatewayDisplayName, gatewayKernelSpec, kGatewayModes } from "./gateway/kernelspec";
 
 export const INSTALL_HELP = `usage: tsgpu install [--user | --sys-prefix | --prefix DIR] [--name NAME] [--display-name TEXT]
@@ -102,13 +103,14 @@ export function install(o: InstallOptions): string {
   if (o.where === "prefix") {
     const prefix = resolve(o.prefix!);
     if (existsSync(prefix)) {
-      try { accessSync(prefix, constants.W_OK); } catch { throw new Error(`--prefix ${prefix}: the folder is not writable`); }
+      if (!statSync(prefix).isDirectory()) throw new Error(`--prefix ${prefix}: it is a file, expected a folder`);
+      try { accessSync(prefix, constants.W_OK); } catch (e) { throw new Error(`--prefix ${prefix}: the folder is not writable: ${describeFsError(e)}`); }
     } else {
-      try { mkdirSync(prefix, { recursive: true }); } catch (e) { throw new Error(`--prefix ${prefix}: cannot create the folder: ${(e as Error).message}`); }
+      try { makeFolders(prefix); } catch (e) { throw new Error(`--prefix ${prefix}: ${(e as Error).message}`); }
     }
   }
   const dir = kernelDir(o);
-  try { mkdirSync(dir, { recursive: true }); } catch (e) { throw new Error(`cannot create ${dir}: ${(e as Error).message}`); }
+  makeFolders(dir);
   const version = require(join(ROOT, "package.json")).version;
   const spec = o.gateway ? gatewayKernelSpec({ ...o, gateway: o.gateway }, kernelArgv(), version) : {
     argv: kernelArgv(),
@@ -118,7 +120,7 @@ export function install(o: InstallOptions): string {
     env: {},
     metadata: { debugger: false, tsgpu: { version } },
   };
-  writeFileSync(join(dir, "kernel.json"), JSON.stringify(spec, null, 2) + "\n");
+  writeTextFile(join(dir, "kernel.json"), JSON.stringify(spec, null, 2) + "\n");
   for (const f of ["logo-32x32.png", "logo-64x64.png", "logo-svg.svg"]) {
     const src = join(ROOT, "kernelspec", f);
     if (existsSync(src)) copyFileSync(src, join(dir, f));

@@ -6,7 +6,7 @@
 import { Dispatcher } from "./dispatcher";
 import { Message, reply } from "./protocol/message";
 import type { Boot } from "./boot";
-import { log } from "./boot";
+import { debug, log } from "./boot";
 import { OutputRouter } from "./execution/output";
 import { ExecutionEngine } from "./execution/engine";
 import { cellPosition, formatError } from "./execution/traceback";
@@ -69,14 +69,14 @@ export async function startKernel(b: Boot): Promise<void> {
       // Hand cached memory of every device back before the process ends (a restart starts a fresh one).
       try { loadRuntimeIfLoaded()?.memory?.emptyCache?.(); } catch { /* nothing to release */ }
       await transport.close();
-      log(restart ? "shutting down for restart" : "shut down");
+      debug(restart ? "shutting down for restart" : "shut down");
       process.exit(0);
     });
   };
 
   b.shutdown = shutdown;
   const dispatcher = new Dispatcher(transport, origin, makeHandlers({
-    engine, history, kernelInfo: () => staticInfo, shutdown, comms, withParent, log,
+    engine, history, kernelInfo: () => staticInfo, shutdown, comms, magics, withParent, log,
   }), log, () => transport.deviceUsage(deviceUsage()));
 
   router.captureProcessStreams();

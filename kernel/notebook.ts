@@ -3,13 +3,76 @@
  * process over zeromq, prints the cells' text output, and writes the executed
  * notebook (nbformat 4) with its outputs and execution counts.
  */
-import { readFileSync, writeFileSync } from "fs";
 import { dirname, resolve } from "path";
 import { KernelClient } from "./transport/client";
 import type { Message } from "./protocol/message";
 import { kernelArgv } from "./install";
+import { checkWritableFile, readTextFile, writeTextFile } from "./paths";
 
-export interface RunOptions { output?: string; quiet?: boolean; timeoutMs?: number }
+export const RUN_HELP = `usage: tsgpu run NOTEBOOK [--output FILE] [--allow-errors]
+
+Executes every code cell of a TypeScript notebook (.ipynb) through the kernel,
+prints the cells' text output, and exits with status 1 when a cell fails.
+
+options:
+  -o, --output FILE   write the executed notebook (outputs, execution counts) to FILE
+  --allow-errors      keep running after a cell fails (the failure is kept in its output)
+                      and exit with status 0, as nbconvert's --allow-errors
+  -h, --help          show this help
+`;
+
+export interface RunOptions {
+  /** Where the executed notebook is written (checked before any cell runs). */
+  output?: string;
+  /** Runs the cells after a failing one too. */
+  allowErrors?: boolean;
+  /** Prints nothing. */
+  quiet?: boolean;
+  timeoutMs?: number;
+}
+
+/** `tsgpu run`'s arguments: the notebook and its options, or "help". */
+export function parseRunArgs(args: string[]): { file: string; options: RunOptions } | "help" {
+  const options: RunOptions = {};
+  const files: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "-h" || a === "--help") return "help";
+    if (a === "-o" || a === "--output" || a.startsWith("--output=")) {
+      const v = a.startsWith("--output=") ? a.slice("--output=".length) : args[++i];
+      if (!v || (v.startsWith("-") && !a.startsWith("--output="))) throw new Error(`${a} needs a file name (see "tsgpu run --help")`);
+      options.output = v;
+    } else if (a === "--allow-errors") options.allowErrors = true;
+    else if (a.startsWith("-") && a !== "-") throw new Error(`unknown option ${a} (see "tsgpu run --help")`);
+    else files.push(a);
+  }
+  if (files.length !== 1) throw new Error(`expected one notebook file, got ${files.length ? files.join(" ") : "none"} (see "tsgpu run --help")`);
+  return { file: files[0], options };
+}
+
+/**
+ * Reads a notebook for the kernel: one line naming the path when it is
+ * missing, a folder, not JSON, not a notebook, or a notebook of another
+ * language.
+ */
+export function readNotebook(path: string): any {
+  const text = readTextFile(path, "notebook file (.ipynb)");
+  let nb: any;
+  try {
+    nb = JSON.parse(text);
+  } catch (e) {
+    const why = (e as Error).message.replace(/\s+/g, " ");
+    throw new Error(`${path} is not a notebook: it is not JSON (${why.length > 100 ? why.slice(0, 100) + "…" : why})`);
+  }
+  if (nb === null || typeof nb !== "object" || !Array.isArray(nb.cells)) throw new Error(`${path} is not a notebook: it has no "cells" list`);
+  const spec = nb.metadata?.kernelspec;
+  const language = spec?.language ?? nb.metadata?.language_info?.name;
+  if (typeof language === "string" && language.toLowerCase() !== "typescript") {
+    const kernel = spec?.name ? ` (kernel "${spec.name}")` : "";
+    throw new Error(`${path} is a ${language} notebook${kernel}; tsgpu runs TypeScript notebooks`);
+  }
+  return nb;
+}
 
 function source(cell: any): string {
   return Array.isArray(cell.source) ? cell.source.join("") : String(cell.source ?? "");
@@ -52,8 +115,8 @@ function coalesce(outputs: any[]): any[] {
 }
 
 export async function runNotebook(path: string, options: RunOptions = {}): Promise<{ notebook: any; errors: number }> {
-  const nb = JSON.parse(readFileSync(path, "utf8"));
-  if (!Array.isArray(nb.cells)) throw new Error(`${path} is not a notebook: it has no "cells" list`);
+  const nb = readNotebook(path);
+  if (options.output) checkWritableFile(options.output);
   const client = await KernelClient.start({ argv: kernelArgv(), cwd: dirname(resolve(path)), env: process.env });
   let errors = 0;
   const write = (s: string) => { if (!options.quiet) process.stdout.write(s); };
@@ -67,13 +130,16 @@ export async function runNotebook(path: string, options: RunOptions = {}): Promi
       write(`\n${label}${code.split("\n").join("\n" + " ".repeat(label.length))}\n`);
       cell.outputs = coalesce(outputs.map(toOutput).filter(Boolean));
       for (const o of cell.outputs) write(outputText(o));
-      if (reply.content.status !== "ok") { errors++; break; }
+      if (reply.content.status !== "ok") {
+        errors++;
+        if (!options.allowErrors) break;
+      }
     }
   } finally {
     await client.shutdown();
   }
   nb.metadata = { ...nb.metadata, kernelspec: { name: "tsgpu", display_name: "TypeScript (tsgpu)", language: "typescript" },
     language_info: { name: "typescript", file_extension: ".ts", mimetype: "text/x-typescript" } };
-  if (options.output) writeFileSync(options.output, JSON.stringify(nb, null, 1) + "\n");
+  if (options.output) writeTextFile(options.output, JSON.stringify(nb, null, 1) + "\n");
   return { notebook: nb, errors };
 }

@@ -50,6 +50,8 @@ export interface Magic {
   name: string;
   /** One line of usage, shown by %lsmagic and on a usage error. */
   usage: string;
+  /** More about the magic and its options, shown after the usage by `%name?` (optional). */
+  help?: string;
   run(args: string[], ctx: MagicContext): Promise<unknown> | unknown;
 }
 

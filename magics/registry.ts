@@ -10,6 +10,21 @@ export class MagicRegistry {
 
   get(name: string): Magic | undefined { return this.magics.get(name); }
 
+  /** The options a magic's usage and help name (`--summary`, `-f`), in order; [] for an unknown magic. */
+  options(name: string): string[] {
+    const magic = this.magics.get(name);
+    if (!magic) return [];
+    const text = `${magic.usage}\n${magic.help ?? ""}`;
+    return [...new Set(text.match(/(?<![\w-])--?[A-Za-z][\w-]*/g) ?? [])];
+  }
+
+  /** A magic's help (its usage line, then its help text), or null if there is no such magic. */
+  help(name: string): string | null {
+    const magic = this.magics.get(name);
+    if (!magic) return null;
+    return magic.help ? `${magic.usage}\n\n${magic.help}` : magic.usage;
+  }
+
   async run(name: string, argText: string, ctx: MagicContext): Promise<unknown> {
     const magic = this.magics.get(name);
     if (!magic) {

@@ -67,6 +67,8 @@ export interface NativeAddon {
   setGcHook(fn: (() => void) | null): void;
   memoryStats(device: string): Record<string, number>;
   memorySummary(device: string, abbreviated: boolean): string;
+  /** The summary table of CUDA device `index` with every statistic zero (for machines without CUDA). */
+  unusedCudaSummary(index: number, abbreviated: boolean): string;
   emptyCache(device: string): NativeEmptyCacheReport;
   resetPeakStats(device: string): void;
   resetAccumulatedStats(device: string): void;

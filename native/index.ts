@@ -15,7 +15,7 @@ native.setErrorClasses({ OutOfMemoryError });
 export { Tensor } from './tensor';
 export { empty, zeros, ones, full, randn, rand, tensor, manualSeed, matmul, TensorOptions } from './creation';
 export { tidy, noGrad } from './scope';
-export { OutOfMemoryError, codedError } from './errors';
+export { OutOfMemoryError } from './errors';
 export { DType, DeviceLike } from './device';
 export * as memory from './memory';
 export * as cuda from './cuda';

@@ -8,7 +8,15 @@
 //  2. builds the addon and the TypeScript (incremental);
 //  3. installs the kernelspec into a temporary prefix (JUPYTER_PATH);
 //  4. runs the jest suites (unit, kernel protocol, magics, native, e2e) and the
-//     official conformance suite (jupyter_kernel_test) against the kernel.
+//     official conformance suite (jupyter_kernel_test) against the kernel,
+//     each with its own history file, code cache and Jupyter folders in a
+//     temporary folder (test/isolation.ts), which the kernels they start
+//     inherit;
+//  5. checks every message those kernels sent (recorded through
+//     TSGPU_PROTOCOL_LOG) against the strict schema of the messaging spec;
+//  6. fails when the run changed the user's own tsgpu files
+//     (~/.local/share/tsgpu, ~/.cache/tsgpu): it snapshots them before and
+//     compares after.
 "use strict";
 const { spawnSync } = require("child_process");
 const { mkdtempSync, existsSync, readdirSync, rmSync } = require("fs");
@@ -61,21 +69,39 @@ function main() {
   const missing = ensureJupyter();
   if (run("npm", ["run", "build", "--silent"]) !== 0) { console.error("FAIL: build"); process.exit(1); }
 
-  const prefix = mkdtempSync(join(tmpdir(), "tsgpu-kernelspec-"));
-  const env = { ...process.env, JUPYTER_PATH: join(prefix, "share", "jupyter"), TSGPU_TEST_PREFIX: prefix };
-  if (missing) env.TSGPU_SKIP_JUPYTER = missing;
+  const { isolatedEnv, userFolders, snapshot, changes } = require(join(root, "dist", "test", "isolation.js"));
+  const userFiles = userFolders();
+  const before = snapshot(userFiles);
+  const scratch = mkdtempSync(join(tmpdir(), "tsgpu-test-"));
+  const prefix = join(scratch, "kernelspec");
+  // Every kernel the tests start (directly, through jupyter_client or nbconvert) appends what it sends here.
+  const protocolLog = join(scratch, "protocol-log.jsonl");
+  const base = { ...process.env, JUPYTER_PATH: join(prefix, "share", "jupyter"), TSGPU_PROTOCOL_LOG: protocolLog };
+  if (missing) base.TSGPU_SKIP_JUPYTER = missing;
   const failures = [];
   try {
-    if (run(process.execPath, [join(root, "dist", "kernel", "cli.js"), "install", "--prefix", prefix], { env }) !== 0) failures.push("kernelspec install");
+    if (run(process.execPath, [join(root, "dist", "kernel", "cli.js"), "install", "--prefix", prefix], { env: base }) !== 0) failures.push("kernelspec install");
     const jestArgs = [join(root, "node_modules", "jest", "bin", "jest.js"), "--ci", ...process.argv.slice(2)];
-    if (run(process.execPath, jestArgs, { env }) !== 0) failures.push("jest");
+    if (run(process.execPath, jestArgs, { env: { ...base, ...isolatedEnv(join(scratch, "jest")) } }) !== 0) failures.push("jest");
     const pyTests = readdirSync(join(root, "test", "kernel")).filter((f) => /^test_.*\.py$/.test(f));
-    if (pyTests.length && process.argv.length <= 2) {
+    const fullRun = process.argv.length <= 2;
+    if (pyTests.length && fullRun) {
+      const env = { ...base, ...isolatedEnv(join(scratch, "conformance")) };
       if (missing) console.warn(`SKIPPED: ${pyTests.join(", ")} (${missing})`);
       else if (run(PY, ["-m", "unittest", "discover", "-v", "-s", join("test", "kernel"), "-p", "test_*.py"], { env }) !== 0) failures.push("conformance suite");
     }
+    // A full run must have made the kernel send every message type the schema knows.
+    const checkArgs = [join(root, "scripts", "check-protocol-log.js"), protocolLog, ...(fullRun ? ["--require-all"] : [])];
+    if (run(process.execPath, checkArgs, { env: base }) !== 0) failures.push("protocol log (messages that break the messaging spec's schema)");
   } finally {
-    rmSync(prefix, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  const changed = changes(before, snapshot(userFiles));
+  if (changed.length) {
+    console.error(`\nFAIL: the tests changed the user's own tsgpu files (${userFiles.join(", ")}); ` +
+      `every test must use the history file, cache and folders of its run (test/isolation.ts). ` +
+      `(A tsgpu kernel used outside the tests during the run changes them too.)\n  ${changed.join("\n  ")}`);
+    failures.push(`${changed.length} of the user's tsgpu files changed`);
   }
   if (failures.length) { console.error(`\nFAIL: ${failures.join(", ")}`); process.exit(1); }
   console.log("\nAll tests passed.");

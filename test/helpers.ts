@@ -26,3 +26,16 @@ export function stdout(outputs: Message[]): string {
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
+
+/** Whether the dynamic loader finds the NVIDIA driver library (libcuda.so.1) here, asked without the runtime. */
+export function cudaDriverLibraryFound(): boolean {
+  try {
+    process.dlopen({ exports: {} } as NodeJS.Module, "libcuda.so.1");
+  } catch (e) {
+    return !/cannot open shared object file/.test((e as Error).message);
+  }
+  return true;
+}
+
+/** What the runtime says where a build with CUDA finds no driver library. */
+export const NO_DRIVER_REASON = "no NVIDIA driver on this machine (libcuda.so.1 not found)";

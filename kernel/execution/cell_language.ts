@@ -8,6 +8,7 @@
 import type * as TS from "typescript";
 import { CellProject, ProjectSetup } from "./project";
 import { CellEntry, cellNames, declarationsFromDts, importAliases, Prelude } from "./prelude";
+import { matchNames } from "./matching";
 
 export type DiagnosticCategory = "error" | "warning" | "suggestion" | "message";
 
@@ -212,10 +213,9 @@ export class CellLanguage {
     let end = offset;
     while (end < code.length && /[\p{ID_Continue}$]/u.test(code[end])) end++;
     const usable = info.entries.filter((e) => e.kind !== ts.ScriptElementKind.warning && !e.name.startsWith("__"));
-    let matches = usable.filter((e) => e.name.startsWith(prefix));
-    if (!matches.length) matches = usable.filter((e) => e.name.toLowerCase().startsWith(prefix.toLowerCase()));
+    usable.sort((a, b) => a.sortText.localeCompare(b.sortText) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const matches = matchNames(usable, prefix, (e) => e.name);
     if (!matches.length) return null;
-    matches.sort((a, b) => a.sortText.localeCompare(b.sortText) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     if (info.optionalReplacementSpan && info.optionalReplacementSpan.start === start) end = Math.max(end, offset);
     if (start > offset) start = offset;
     return { matches: matches.map((e) => ({ name: e.name, kind: e.kind })), start, end };
@@ -229,7 +229,8 @@ export class CellLanguage {
     for (const at of [offset, offset - 1]) {
       if (at < 0 || at > code.length) continue;
       const q = ls.getQuickInfoAtPosition(this.project.cellFile, at);
-      if (!q || !q.displayParts?.length) continue;
+      // An unknown kind is a name the compiler could not resolve (shown as `any`): nothing to say.
+      if (!q || !q.displayParts?.length || q.kind === ts.ScriptElementKind.unknown) continue;
       return {
         signature: ts.displayPartsToString(q.displayParts),
         documentation: ts.displayPartsToString(q.documentation ?? []),

@@ -192,6 +192,8 @@ export class TypeChecker {
    */
   analyze(code: string): PendingCheck {
     const seq = ++this.seq;
+    // A cell run before the thread was started starts it: its diagnostics come once the thread is warm.
+    this.start();
     if (this.mode === "off") {
       // Only the declarations matter: they are worked out once the kernel is idle (see commit).
       this.unsent.set(seq, code);

@@ -18,6 +18,11 @@ import type { CellDiagnostic } from "./cell_language";
 
 /** How long a finished cell waits for its type warnings before replying without them (they follow later). */
 const kWarningWaitMs = 5000;
+/**
+ * How long a cell that finished before the checker was warm (the first cells
+ * after start) waits for it to be, before the wait above starts.
+ */
+const kCheckerReadyWaitMs = 60000;
 
 export type Outcome =
   | { status: "ok"; executionCount: number; hasResult: boolean; result: unknown }
@@ -55,8 +60,14 @@ export class ExecutionEngine {
   readonly outputs: Record<number, unknown> = {};
   /** The last error a cell raised (kept for inspection, dropped by %reset). */
   lastError: unknown;
+  /** Globals that were there before the first cell ran (Node's, the kernel's): a cell that declares one shadows it. */
+  private builtinGlobals?: Set<string>;
+  /** The original properties of builtin globals that cells declared again, put back by %reset. */
+  private readonly shadowed = new Map<string, PropertyDescriptor>();
   private seq = 0;
   private cancel?: (e: Error) => void;
+  /** Ends the wait of a finished cell for its type warnings (on interrupt): they follow when they come. */
+  private stopWarningWait?: () => void;
   private abort?: AbortController;
   readonly loader: ModuleLoader;
   /** Type checking, completion and inspection (the checker thread). */
@@ -88,6 +99,8 @@ export class ExecutionEngine {
       defaultOf,
       /** Makes a cell's function declarations global (they are hoisted inside the cell's wrapper). */
       define(values: Record<string, unknown>): void { Object.assign(globalThis, values); },
+      /** Declares a cell's top-level names as globals (see declareGlobals). */
+      declare: (names: string[]) => this.declareGlobals(names),
       magic: (name: string, args: string) => this.hooks.magic(name, args),
     };
     Object.defineProperty(globalThis, "__tsgpu", { value: runtime, enumerable: false, configurable: true, writable: true });
@@ -101,6 +114,24 @@ export class ExecutionEngine {
     Object.defineProperty(globalThis, "require", { value: cellRequire, enumerable: false, configurable: true, writable: true });
   }
 
+  /**
+   * Makes each name a global: a writable, deletable property of the global
+   * object, undefined until the cell assigns it. A name that is already
+   * there keeps its value (a cell declaring it again sees the old one until
+   * it assigns); a builtin global's original is kept for %reset.
+   */
+  private declareGlobals(names: string[]): void {
+    const g = globalThis as Record<string, unknown>;
+    const builtins = this.builtinGlobals ?? new Set<string>();
+    for (const name of names) {
+      if (Object.prototype.hasOwnProperty.call(g, name)) {
+        if (builtins.has(name) && !this.shadowed.has(name)) this.shadowed.set(name, Object.getOwnPropertyDescriptor(g, name)!);
+        continue;
+      }
+      Object.defineProperty(g, name, { value: undefined, writable: true, enumerable: true, configurable: true });
+    }
+  }
+
   /** The scope of the running (or last) cell: signal, execution count. */
   currentScope(): CellScope | undefined { return this.router.scope(); }
 
@@ -109,9 +140,11 @@ export class ExecutionEngine {
     Atomics.store(this.interruptFlag, 0, 1);
     this.abort?.abort(new InterruptError());
     this.cancel?.(new InterruptError());
+    this.stopWarningWait?.();
   }
 
   async execute(code: string, parent: Message, options: { storeHistory: boolean; silent: boolean }): Promise<Outcome> {
+    this.builtinGlobals ??= new Set(Object.getOwnPropertyNames(globalThis));
     if (options.storeHistory) this.executionCount++;
     const executionCount = this.executionCount;
     const fileName = `tsgpu-cell-${++this.seq}`;
@@ -177,8 +210,11 @@ export class ExecutionEngine {
   }
 
   /**
-   * Writes a cell's type warnings to its stderr: before its reply when the
-   * checker answers in time (it ran beside the cell), else when it answers.
+   * Writes a cell's type warnings to its stderr before its reply: the
+   * checker analyzed the cell while it ran, and a cell that ran before the
+   * checker was warm waits for it. Only when the checker takes longer than
+   * kWarningWaitMs once warm, or the user interrupts the wait, do they come
+   * later, when it answers.
    */
   private async reportWarnings(check: PendingCheck, rec: CellRecord, scope: CellScope): Promise<void> {
     const write = (diags: CellDiagnostic[] | null) => {
@@ -188,11 +224,16 @@ export class ExecutionEngine {
       this.router.flush();
     };
     if (check.known) { write(check.known); return; }
-    if (!this.checker.warm) { void check.diagnostics.then(write); return; }
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), kWarningWaitMs); });
-    const diags = await Promise.race([check.diagnostics, late]);
+    const stopped = new Promise<null>((resolve) => { this.stopWarningWait = () => resolve(null); });
+    const wait = async (): Promise<CellDiagnostic[] | null> => {
+      if (!this.checker.warm && !(await Promise.race([this.checker.whenReady(kCheckerReadyWaitMs), stopped]))) return null;
+      const late = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), kWarningWaitMs); });
+      return Promise.race([check.diagnostics, late, stopped]);
+    };
+    const diags = await wait();
     clearTimeout(timer);
+    this.stopWarningWait = undefined;
     if (diags) write(diags);
     else void check.diagnostics.then(write);
   }
@@ -212,13 +253,23 @@ export class ExecutionEngine {
     }
   }
 
-  /** Drops every user variable and the output history; returns the names dropped. */
+  /**
+   * Drops every user variable and the output history; returns the names
+   * dropped. A dropped name is undeclared again (using it is a
+   * ReferenceError); a builtin global a cell declared again gets its
+   * original back.
+   */
   resetNamespace(): string[] {
     const dropped = [...this.userNames];
+    const g = globalThis as Record<string, unknown>;
     for (const name of dropped) {
-      try { (globalThis as any)[name] = undefined; } catch { /* a read-only global */ }
-      try { delete (globalThis as any)[name]; } catch { /* var bindings cannot be deleted */ }
+      const original = this.shadowed.get(name);
+      try {
+        if (original) Object.defineProperty(g, name, original);
+        else if (!delete g[name]) g[name] = undefined;
+      } catch { /* a read-only global: left as it is */ }
     }
+    this.shadowed.clear();
     this.userNames.clear();
     this.checker.reset();
     for (const k of Object.keys(this.outputs)) delete this.outputs[Number(k)];

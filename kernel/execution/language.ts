@@ -1,10 +1,10 @@
 /**
- * Language features that answer from the live session: is_complete from the
- * TypeScript parser, completion and inspection from the values the cells
- * defined. Jupyter counts cursor positions in Unicode code points.
+ * Language features that answer from the live session: completion and
+ * inspection from the type checker, the values the cells defined, and the
+ * magics. Jupyter counts cursor positions in Unicode code points.
  */
 import { inspect } from "util";
-import { typescript } from "./transpile";
+import { matchNames } from "./matching";
 
 /** Code-point offset → UTF-16 index in s. */
 export function codePointToIndex(s: string, cp: number): number {
@@ -18,34 +18,10 @@ export function indexToCodePoint(s: string, index: number): number {
   return [...s.slice(0, index)].length;
 }
 
-export type Completeness = { status: "complete" } | { status: "incomplete"; indent: string } | { status: "invalid" };
-
-export function isComplete(code: string): Completeness {
-  const ts = typescript();
-  if (!code.trim()) return { status: "complete" };
-  const sf = ts.createSourceFile("cell.ts", code, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
-  const diags: readonly any[] = (sf as any).parseDiagnostics ?? [];
-  if (!diags.length) return { status: "complete" };
-  const end = code.trimEnd().length;
-  const atEnd = diags.every((d) => d.start >= end - 1 || /Unterminated|expected/.test(String(d.messageText)) && d.start >= end - 1);
-  if (!atEnd) return { status: "invalid" };
-  return { status: "incomplete", indent: "  ".repeat(openDepth(ts, code)) };
-}
-
-function openDepth(ts: ReturnType<typeof typescript>, code: string): number {
-  const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.Standard, code);
-  let depth = 0;
-  for (let k = scanner.scan(); k !== ts.SyntaxKind.EndOfFileToken; k = scanner.scan()) {
-    if (k === ts.SyntaxKind.OpenBraceToken || k === ts.SyntaxKind.OpenParenToken || k === ts.SyntaxKind.OpenBracketToken) depth++;
-    if (k === ts.SyntaxKind.CloseBraceToken || k === ts.SyntaxKind.CloseParenToken || k === ts.SyntaxKind.CloseBracketToken) depth = Math.max(0, depth - 1);
-  }
-  return depth;
-}
-
 const NAME_BEFORE = /((?:[A-Za-z_$][\w$]*\s*\.\s*)*)([A-Za-z_$][\w$]*)?$/;
 
 /** Follows `a.b.c` from the global scope without calling anything but getters. */
-function lookup(path: string[]): { found: boolean; value: unknown } {
+export function lookup(path: string[]): { found: boolean; value: unknown } {
   let value: any = globalThis;
   for (const key of path) {
     if (value === null || value === undefined) return { found: false, value: undefined };
@@ -81,7 +57,7 @@ export function complete(code: string, cursorPos: number, userNames: Iterable<st
   } else {
     candidates = [...new Set([...userNames, ...propertyNames(globalThis).filter((k) => !k.startsWith("__")), ...KEYWORDS])];
   }
-  const matches = candidates.filter((c) => c.startsWith(prefix)).sort();
+  const matches = matchNames(candidates.sort(), prefix, (c) => c);
   return {
     status: "ok",
     matches,
@@ -144,11 +120,55 @@ function jupyterType(kind: string): string {
   }
 }
 
+/** The magics as completion and help see them. */
+export interface MagicCatalog {
+  /** Names of the line magics, without `%`. */
+  names(): string[];
+  /** The options a magic takes (`--summary`, `-f`), from its usage. */
+  options(name: string): string[];
+  /** A magic's help text, or null if there is no such magic. */
+  help(name: string): string | null;
+}
+
+/** A magic name being typed at the start of a line (`%mem`), or an option after one (`%memory --s`). */
+const MAGIC_NAME = /^([ \t]*)%([\w]*)$/;
+const MAGIC_OPTION = /^[ \t]*%([\w]+)[ \t](?:.*[ \t])?(-{0,2}[\w-]*)$/;
+
 /**
- * complete_request: the TypeScript language service over all cells so far;
- * runtime values when it has nothing to say. Positions are code points.
+ * Completion on a magic line: magic names after `%`, a magic's options
+ * after its name; null when the cursor is not on a magic line.
  */
-export async function completeWithTypes(checker: TypeAware, code: string, cursorPos: number, userNames: Iterable<string>) {
+export function completeMagic(code: string, cursorPos: number, magics: MagicCatalog) {
+  const at = codePointToIndex(code, cursorPos);
+  const lineStart = code.lastIndexOf("\n", at - 1) + 1;
+  const line = code.slice(lineStart, at);
+  let matches: string[], start: number;
+  const name = MAGIC_NAME.exec(line);
+  const option = name ? null : MAGIC_OPTION.exec(line);
+  if (name) {
+    matches = matchNames(magics.names(), name[2], (n) => n).map((n) => "%" + n);
+    start = lineStart + name[1].length;
+  } else if (option) {
+    matches = matchNames(magics.options(option[1]), option[2], (o) => o);
+    start = at - option[2].length;
+  } else if (/^[ \t]*%/.test(line)) {
+    return { status: "ok", matches: [], cursor_start: cursorPos, cursor_end: cursorPos, metadata: {} };
+  } else return null;
+  const cursorStart = indexToCodePoint(code, start);
+  return {
+    status: "ok", matches, cursor_start: cursorStart, cursor_end: cursorPos,
+    metadata: { _jupyter_types_experimental: matches.map((m) => ({ start: cursorStart, end: cursorPos, text: m, type: name ? "magic" : "keyword" })) },
+  };
+}
+
+/**
+ * complete_request: magic names and options on a magic line; elsewhere the
+ * TypeScript language service over all cells so far, and runtime values when
+ * it has nothing to say. Positions are code points.
+ */
+export async function completeWithTypes(checker: TypeAware, code: string, cursorPos: number, userNames: Iterable<string>, magics?: MagicCatalog) {
+  const magic = magics ? completeMagic(code, cursorPos, magics) : null;
+  if (magic) return magic;
   const typed = await checker.complete(code, codePointToIndex(code, cursorPos), kLanguageWaitMs);
   if (!typed) return complete(code, cursorPos, userNames);
   const start = indexToCodePoint(code, typed.start);
@@ -167,11 +187,24 @@ function cleanSignature(sig: string): string {
   return sig.replace(/^\(alias\) /, "").split("\n").filter((l) => !/^(export|import) [\w$]+$/.test(l.trim())).join("\n");
 }
 
+/** The help of the magic whose line the cursor is on (Shift-Tab on `%memory`), or null. */
+function inspectMagic(code: string, cursorPos: number, magics: MagicCatalog) {
+  const at = codePointToIndex(code, cursorPos);
+  const lineStart = code.lastIndexOf("\n", at - 1) + 1;
+  const lineEnd = code.indexOf("\n", at);
+  const m = /^[ \t]*%([\w]+)/.exec(code.slice(lineStart, lineEnd < 0 ? code.length : lineEnd));
+  const text = m ? magics.help(m[1]) : null;
+  return text === null ? null : { status: "ok", found: true, data: { "text/plain": text }, metadata: {} };
+}
+
 /**
- * inspect_request: the signature and JSDoc of the symbol at the cursor
- * (text/plain and text/markdown), else a description of the runtime value.
+ * inspect_request: a magic's help on a magic line; elsewhere the signature
+ * and JSDoc of the symbol at the cursor (text/plain and text/markdown), else
+ * a description of the runtime value.
  */
-export async function inspectWithTypes(checker: TypeAware, code: string, cursorPos: number) {
+export async function inspectWithTypes(checker: TypeAware, code: string, cursorPos: number, magics?: MagicCatalog) {
+  const magic = magics ? inspectMagic(code, cursorPos, magics) : null;
+  if (magic) return magic;
   const info = await checker.inspect(code, codePointToIndex(code, cursorPos), kLanguageWaitMs);
   if (info) {
     const signature = cleanSignature(info.signature);

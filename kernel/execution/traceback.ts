@@ -45,6 +45,16 @@ export function errorMessage(err: unknown): string {
   try { return typeof err === "string" ? err : JSON.stringify(err) ?? String(err); } catch { return String(err); }
 }
 
+/**
+ * Whether a frame's file is the user's: not Node's internals, not the
+ * kernel's nor the tensor runtime's own code (its errors say what was
+ * wrong with the call that the user's frame shows).
+ */
+function isUserFrame(file: string): boolean {
+  if (file.startsWith("node:") || file === "<anonymous>" || file.startsWith("evalmachine.")) return false;
+  return !["kernel", "native", "magics"].some((part) => file.startsWith(kernelDir + part + sep));
+}
+
 const FRAME = /^\s*at (?:(.*?) \()?(.*?):(\d+):(\d+)\)?$/;
 
 /** Builds the `error` content for a thrown value. */
@@ -59,13 +69,14 @@ export function formatError(err: unknown, cells: Map<string, CellRecord>): Error
     const [, fn, file, l, c] = m;
     const rec = cells.get(file);
     if (rec) {
+      if (rec.compiled && Number(l) === rec.compiled.wrapperLine) continue;
       const pos = cellPosition(rec, Number(l), Number(c));
       const block = pos ? excerpt(rec, pos.line) + (fn && !fn.startsWith("async ") && fn !== "<anonymous>" ? `\n    in ${fn}` : "") : "";
-      // The wrapper's call site maps onto the cell's last line: show each place once.
+      // Frames of one place (a line reached again through a callback) are shown once.
       if (block && blocks[blocks.length - 1] !== block) blocks.push(block);
       continue;
     }
-    if (file.startsWith("node:") || file.startsWith(kernelDir + "kernel") || file.includes(`${sep}dist${sep}kernel${sep}`)) continue;
+    if (!isUserFrame(file)) continue;
     blocks.push(`File ${file}:${l}, in ${fn || "<anonymous>"}`);
   }
   const head = `${RULE}\n${ename.padEnd(42)}Traceback (most recent call last)`;

@@ -2,12 +2,14 @@
  * Cell source (TypeScript) → one JavaScript script that runs the cell in the
  * kernel's global scope:
  *
- *   var a, C; (async function (__tsgpu_cell) { __tsgpu.define({f}); (a = 1); C = class C {…}; … })(__tsgpu.cell)
+ *   __tsgpu.declare(["a", "C", "f"]); (async function (__tsgpu_cell) { __tsgpu.define({f}); (a = 1); C = class C {…}; … })(__tsgpu.cell)
  *
  * Types go away with swc (in process, well under a millisecond; the
  * TypeScript compiler needs a type checker per call for that). Then, on the
- * JavaScript, with acorn: top-level declarations become global `var`s plus
- * assignments, so a later cell sees them and may declare them again; imports
+ * JavaScript, with acorn: top-level declarations become properties of the
+ * global object (declared by the kernel, so that `%reset` can delete them
+ * again) plus assignments, so a later cell sees them and may declare them
+ * again; imports
  * become awaited dynamic imports; every loop body checks the interrupt flag;
  * the last expression becomes the cell's result. The edits never add or
  * remove a line, so positions map back to the cell through swc's source map
@@ -59,6 +61,15 @@ export class TranspiledCell {
     private readonly mapJson: string,
     private readonly shifts: Map<number, Shift[]>,
   ) {}
+
+  /**
+   * The script's last line: where the cell's wrapper function is called.
+   * A stack frame there is the kernel's call, not a line of the cell.
+   */
+  get wrapperLine(): number {
+    return this.wrapperLineCache ??= (this.script.match(/\n/g) ?? []).length + 1;
+  }
+  private wrapperLineCache?: number;
 
   private parsedMap?: SourceMap;
   /** Parsed only when an error needs it: most cells never do. */
@@ -225,7 +236,7 @@ export function transpileCell(source: string, fileName: string, keepResult: bool
     edits.push({ start: last.expression.end, end: last.expression.end, text: ")" });
   }
 
-  const declared = names.size ? `var ${[...names].join(", ")}; ` : "";
+  const declared = names.size ? `${RUNTIME}.declare(${JSON.stringify([...names])}); ` : "";
   const define = hoisted.length ? `${RUNTIME}.define({ ${hoisted.join(", ")} }); ` : "";
   const prefix = `${declared}(async function (${CELL}) { ${define}`;
   const { text, shifts } = applyEdits(code, edits, prefix.length);

@@ -1,5 +1,5 @@
 /** The connection file that a Jupyter client writes for a kernel it starts. */
-import { readFileSync } from "fs";
+import { readTextFile } from "../paths";
 
 export interface ConnectionInfo {
   transport: "tcp" | "ipc";
@@ -15,12 +15,14 @@ export interface ConnectionInfo {
 }
 
 export function readConnectionFile(path: string): ConnectionInfo {
+  const text = readTextFile(path, "connection file");
   let raw: any;
   try {
-    raw = JSON.parse(readFileSync(path, "utf8"));
+    raw = JSON.parse(text);
   } catch (e) {
-    throw new Error(`cannot read connection file ${path}: ${(e as Error).message}`);
+    throw new Error(`connection file ${path} is not JSON (${(e as Error).message.replace(/\s+/g, " ")})`);
   }
+  if (raw === null || typeof raw !== "object") throw new Error(`connection file ${path} holds no JSON object`);
   for (const k of ["shell_port", "control_port", "stdin_port", "iopub_port", "hb_port"]) {
     if (raw[k] === undefined) throw new Error(`connection file ${path} has no ${k}`);
   }

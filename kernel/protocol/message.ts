@@ -62,3 +62,28 @@ export function reply<C>(parent: Message | undefined, msgType: string, content: 
 export function replyType(requestType: string): string {
   return requestType.endsWith("_request") ? requestType.slice(0, -"_request".length) + "_reply" : requestType + "_reply";
 }
+
+/**
+ * The fields a reply of this type carries even when it reports an error: the
+ * spec asks only for ename/evalue/traceback, but strict clients (the Rust
+ * `jupyter-protocol` types of Zed's REPL) cannot read these replies without
+ * them, so they come with empty values.
+ */
+const kErrorReplyFields: Record<string, Record<string, unknown>> = {
+  execute_request: { execution_count: 0, user_expressions: {}, payload: [] },
+  history_request: { history: [] },
+  shutdown_request: { restart: false },
+  complete_request: { matches: [], cursor_start: 0, cursor_end: 0, metadata: {} },
+  inspect_request: { found: false, data: {}, metadata: {} },
+  comm_info_request: { comms: {} },
+};
+
+/** The reply content to a request whose handler failed with `err`. */
+export function errorReplyContent(requestType: string, err: Error): Record<string, unknown> {
+  // is_complete_reply's status is a verdict (complete/incomplete/invalid/unknown): "unknown" is its failure.
+  if (requestType === "is_complete_request") return { status: "unknown" };
+  return {
+    ...kErrorReplyFields[requestType],
+    status: "error", ename: err.name, evalue: err.message, traceback: [String(err.stack)],
+  };
+}

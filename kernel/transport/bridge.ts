@@ -18,6 +18,7 @@ import * as zmq from "zeromq";
 import { Message, Origin, reply } from "../protocol/message";
 import { ConnectionInfo, endpoint } from "../protocol/connection";
 import { decodeOrDrop, encode, Signer } from "../protocol/wire";
+import { recordOutbound } from "../protocol/outbound_log";
 import { packFrames, SharedRing, unpackFrames } from "./ring";
 import {
   FLAG_WORDS, RELAY_PENDING, STDIN_CAPACITY_BYTES, STDIN_EMPTY, STDIN_FULL, STDIN_HEADER_BYTES, ToMain, ToWorker,
@@ -141,7 +142,9 @@ export class Transport {
   private async serveSubscriptions(): Promise<void> {
     for await (const [frame] of this.iopub!) {
       if (!frame.length || frame[0] !== 1) continue;
-      this.sendFrames(this.iopub, encode(reply(undefined, "iopub_welcome", { subscription: frame.subarray(1).toString("utf8") }, this.origin), this.signer));
+      const welcome = reply(undefined, "iopub_welcome", { subscription: frame.subarray(1).toString("utf8") }, this.origin);
+      recordOutbound("iopub", welcome);
+      this.sendFrames(this.iopub, encode(welcome, this.signer));
       if (!this.subscribed) {
         this.subscribed = true;
         for (const w of this.subscriberWaiters.splice(0)) w();
@@ -184,6 +187,7 @@ export class Transport {
    * thread stays busy.
    */
   send(channel: "shell" | "control" | "iopub" | "stdin", msg: Message): void {
+    recordOutbound(channel, msg);
     if (channel === "shell" || channel === "iopub") {
       // A message sent before the worker's iopub messages waiting in the relay would overtake them.
       if (channel === "iopub") this.pump();

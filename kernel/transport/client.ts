@@ -43,6 +43,8 @@ export interface ClientOptions {
   signatureScheme?: string;
   /** "tcp" (the default) or "ipc" (unix sockets in a temporary folder). */
   transport?: "tcp" | "ipc";
+  /** Called with every message received from the kernel, on every channel, before it is handled (e.g. to validate it). */
+  onMessage?: (channel: "shell" | "control" | "iopub" | "stdin", msg: Message) => void;
 }
 
 export class KernelClient {
@@ -62,6 +64,7 @@ export class KernelClient {
   /** Every iopub message received, in order. */
   readonly iopubLog: Message[] = [];
   onStdinRequest?: (m: Message) => string;
+  private onMessage: NonNullable<ClientOptions["onMessage"]> = () => undefined;
 
   /**
    * Starts a kernel and waits until it answers. Free ports are picked before
@@ -85,6 +88,7 @@ export class KernelClient {
 
   private async launch(o: ClientOptions): Promise<void> {
     this.dir = mkdtempSync(join(tmpdir(), "tsgpu-client-"));
+    if (o.onMessage) this.onMessage = o.onMessage;
     const ipc = o.transport === "ipc";
     // ipc endpoints are files named IP-PORT, as jupyter_client names them.
     const ports = ipc ? [1, 2, 3, 4, 5] : [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
@@ -110,17 +114,18 @@ export class KernelClient {
     this.stdin.connect(ep(this.info.stdin_port));
     this.iopub.connect(ep(this.info.iopub_port));
     this.iopub.subscribe();
-    void this.pump(this.shell);
-    void this.pump(this.control);
+    void this.pump(this.shell, "shell");
+    void this.pump(this.control, "control");
     void this.pumpIopub();
     void this.pumpStdin();
     await this.waitForReady();
   }
 
-  private async pump(sock: zmq.Dealer): Promise<void> {
+  private async pump(sock: zmq.Dealer, channel: "shell" | "control"): Promise<void> {
     try {
       for await (const frames of sock) {
         const msg = decode(frames as Buffer[], this.signer);
+        this.onMessage(channel, msg);
         const parent = (msg.parent_header as any).msg_id;
         this.replies.get(parent)?.(msg);
       }
@@ -131,6 +136,7 @@ export class KernelClient {
     try {
       for await (const frames of this.iopub) {
         const msg = decode(frames as Buffer[], this.signer);
+        this.onMessage("iopub", msg);
         this.iopubLog.push(msg);
         this.listeners.get((msg.parent_header as any).msg_id)?.(msg);
       }
@@ -141,6 +147,7 @@ export class KernelClient {
     try {
       for await (const frames of this.stdin) {
         const msg = decode(frames as Buffer[], this.signer);
+        this.onMessage("stdin", msg);
         const value = this.onStdinRequest ? this.onStdinRequest(msg) : "";
         await this.send(this.stdin, "input_reply", { value }, msg.header);
       }
@@ -228,7 +235,9 @@ export class KernelClient {
   close(): void {
     // Requests still waiting will never be answered: end them (and their timers) now.
     for (const abandon of [...this.inFlight]) abandon();
-    for (const s of [this.shell, this.control, this.stdin, this.iopub]) { try { s.close(); } catch { /* closed */ } }
+    // Messages still queued for a kernel that is gone are dropped (linger 0): kept, they would hold this
+    // process open at exit, waiting for a peer that never comes back.
+    for (const s of [this.shell, this.control, this.stdin, this.iopub]) { try { s.linger = 0; s.close(); } catch { /* closed */ } }
     if (this.proc && this.proc.exitCode === null) this.proc.kill("SIGKILL");
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
   }

@@ -17,6 +17,7 @@ import { Message, Origin, reply, replyType } from "../protocol/message";
 import { endpoint } from "../protocol/connection";
 import { Outbox } from "./outbox";
 import { processUsage } from "../usage";
+import { recordOutbound } from "../protocol/outbound_log";
 import {
   RELAY_PENDING, STDIN_CAPACITY_BYTES, STDIN_FULL, STDIN_HEADER_BYTES, ToMain, ToWorker, WorkerInit,
 } from "./bridge-types";
@@ -85,6 +86,7 @@ const relay = new SharedRing(init.relayRing);
 
 /** Publishes on iopub through the main thread: signed here, sent there as soon as it can. */
 function publish(msg: Message): void {
+  recordOutbound("iopub", msg);
   const frames = encode(msg, signer);
   relay.write(packFrames("iopub", frames));
   Atomics.store(interruptFlag, RELAY_PENDING, 1);
@@ -148,7 +150,9 @@ let devices: Record<string, unknown> | undefined;
 /** Answers a control request here, without the main thread (which may be busy). */
 function answerOnControl(msg: Message, content: Record<string, unknown>): void {
   publish(reply(msg, "status", { execution_state: "busy" }, origin));
-  send("control", reply(msg, replyType(msg.header.msg_type), content, origin));
+  const answer = reply(msg, replyType(msg.header.msg_type), content, origin);
+  recordOutbound("control", answer);
+  send("control", answer);
   publish(reply(msg, "status", { execution_state: "idle" }, origin));
 }
 

@@ -49,11 +49,11 @@ describe("tsgpu install --gateway", () => {
 
   test("options that do not fit the mode are refused", () => {
     const err = (args: string[]) => install(args).r.stderr.trim();
-    expect(err(["--gateway", "yarn"])).toBe('tsgpu: expected distributed or kubernetes for --gateway, got "yarn"');
-    expect(err(["--gateway", "kubernetes"])).toMatch(/^tsgpu: expected a container image for --image with --gateway kubernetes, got none/);
-    expect(err(["--gateway", "distributed", "--image", "x"])).toBe("tsgpu: --image is for --gateway kubernetes, got --gateway distributed");
-    expect(err(["--remote-hosts", "a"])).toBe("tsgpu: --remote-hosts is for Enterprise Gateway kernelspecs: add --gateway distributed or --gateway kubernetes");
-    expect(err(["--gateway", "distributed", "--remote-hosts", "a b"])).toBe('tsgpu: expected host names separated by commas for --remote-hosts, got "a b"');
+    expect(err(["--gateway", "yarn"])).toBe('tsgpu install: expected distributed or kubernetes for --gateway, got "yarn"');
+    expect(err(["--gateway", "kubernetes"])).toMatch(/^tsgpu install: expected a container image for --image with --gateway kubernetes, got none/);
+    expect(err(["--gateway", "distributed", "--image", "x"])).toBe("tsgpu install: --image is for --gateway kubernetes, got --gateway distributed");
+    expect(err(["--remote-hosts", "a"])).toBe("tsgpu install: --remote-hosts is for Enterprise Gateway kernelspecs: add --gateway distributed or --gateway kubernetes");
+    expect(err(["--gateway", "distributed", "--remote-hosts", "a b"])).toBe('tsgpu install: expected host names separated by commas for --remote-hosts, got "a b"');
   });
 });
 

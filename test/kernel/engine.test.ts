@@ -230,6 +230,32 @@ describe("errors on the user's lines", () => {
     expect(tb).not.toMatch(/dist[\\/]kernel|node:internal/);
   });
 
+  test("a traceback shows the user's frames only, innermost last, each once", async () => {
+    const { reply } = await k.execute('const q = JSON.parse("{bad");\nconst r = 2;\nq');
+    const n = reply.content.execution_count;
+    expect(reply.content.traceback).toEqual([
+      expect.stringMatching(/^-+\nSyntaxError +Traceback \(most recent call last\)$/),
+      `Cell In[${n}], line 1\n----> 1 const q = JSON.parse("{bad");\n      2 const r = 2;\n      3 q`,
+      `SyntaxError: ${reply.content.evalue}`,
+    ]);
+  });
+
+  test("frames through a function of an earlier cell: the caller first, the place that threw last", async () => {
+    const first = await k.execute("function failDeep(n: number): number {\n  if (n === 0) throw new RangeError('at the bottom');\n  return failDeep(n - 1);\n}");
+    const { reply } = await k.execute("const depth = 2;\nfailDeep(depth);\nconst after = 1;");
+    const [m, n] = [first.reply.content.execution_count, reply.content.execution_count];
+    const blocks = reply.content.traceback.slice(1, -1).map((b: string) => b.split("\n")[0]);
+    // The two recursive calls on line 3 are one place: shown once.
+    expect(blocks).toEqual([`Cell In[${n}], line 2`, `Cell In[${m}], line 3`, `Cell In[${m}], line 2`]);
+  });
+
+  test("the runtime's own frames are left out: the user's line shows where the bad call is", async () => {
+    const { reply } = await k.execute("const shape = [2, -1];\ntorch.zeros(shape);");
+    expect(reply.content.evalue).toBe("expected a non-negative integer for shape[1], got -1");
+    const tb: string[] = reply.content.traceback;
+    expect(tb.slice(1, -1)).toEqual([`Cell In[${reply.content.execution_count}], line 2\n      1 const shape = [2, -1];\n----> 2 torch.zeros(shape);`]);
+  });
+
   test("a cell run again unchanged runs with the state of now, and its errors name the new run", async () => {
     await k.execute("let reruns = 0;");
     const again = "reruns += 1;\nif (reruns === 3) throw new Error(`third run`);\nreruns";

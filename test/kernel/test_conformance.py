@@ -14,6 +14,11 @@ name it derives, `test.kernel…`, collides with Python's own `test` package.)
 It uses the "tsgpu" kernelspec found on JUPYTER_PATH; when there is none, it
 installs one for this checkout (dist/kernel/cli.js must be built) into a
 temporary folder and points JUPYTER_PATH there.
+
+The kernels it starts keep their history and code cache in a temporary
+folder of the suite's own, never in the user's (~/.local/share/tsgpu,
+~/.cache/tsgpu): the history tests count the matches of a search, which
+earlier sessions in the user's history would change.
 """
 
 import os
@@ -76,6 +81,8 @@ class TsgpuKernelTests(jupyter_kernel_test.KernelTests):
         "function f(a: number): number { return a + 1; }",
         "const xs = [1, 2, 3];\nfor (const x of xs) {\n  console.log(x);\n}",
         "",
+        "%memory",
+        "?Math.max",
     ]
     incomplete_code_samples = [
         "function f(a: number) {",
@@ -90,6 +97,8 @@ class TsgpuKernelTests(jupyter_kernel_test.KernelTests):
         "let 5x = 1;",
         "a b c",
         "x = = 1;",
+        "let z = ;",
+        "let a = 1 +",
     ]
 
     code_page_something = "?Math.max"
@@ -120,11 +129,21 @@ class TsgpuKernelTests(jupyter_kernel_test.KernelTests):
     @classmethod
     def setUpClass(cls):
         cls._temporary_prefix = None if _spec_on_jupyter_path() else _install_temporary_spec()
+        cls._own_files = tempfile.mkdtemp(prefix="tsgpu-conformance-")
+        cls._saved_env = {k: os.environ.get(k) for k in ("TSGPU_HISTORY_FILE", "TSGPU_CACHE_DIR")}
+        os.environ["TSGPU_HISTORY_FILE"] = os.path.join(cls._own_files, "history.jsonl")
+        os.environ["TSGPU_CACHE_DIR"] = os.path.join(cls._own_files, "cache")
         super().setUpClass()
 
     @classmethod
     def tearDownClass(cls):
         super().tearDownClass()
+        for key, value in cls._saved_env.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        shutil.rmtree(cls._own_files, ignore_errors=True)
         if cls._temporary_prefix:
             shutil.rmtree(cls._temporary_prefix, ignore_errors=True)
 

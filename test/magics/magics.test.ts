@@ -65,6 +65,22 @@ describe("magics", () => {
     expect(ofType(again.outputs, "execute_result")[0].content.data["text/plain"]).toBe("5");
   });
 
+  test("after %reset -f the names it removed are undeclared, as names never declared are", async () => {
+    await k.execute("let y = 5;\nfunction fy() { return 1; }\nclass Cy {}\nenum Ey { A }\nconst display = 'a cell shadows a kernel global';");
+    expect((await k.execute("%reset -f")).reply.content.status).toBe("ok");
+    const value = async (code: string) => ofType((await k.execute(code)).outputs, "execute_result")[0]?.content.data["text/plain"];
+    expect(await value("typeof y")).toBe("'undefined'");
+    expect(await value("[typeof fy, typeof Cy, typeof Ey, 'y' in globalThis]")).toBe("[ 'undefined', 'undefined', 'undefined', false ]");
+    for (const name of ["y", "fy", "Cy", "Ey", "neverDeclared"]) {
+      const used = await k.execute(`${name};`);
+      expect(used.reply.content.ename).toBe("ReferenceError");
+      expect(used.reply.content.evalue).toBe(`${name} is not defined`);
+    }
+    // A kernel global that a cell declared again is back as it was.
+    expect(await value("typeof display")).toBe("'function'");
+    expect(await value("let y = 'declared again';\ny")).toBe("'declared again'");
+  });
+
   test("%reset without -f asks on stdin, and does nothing when it cannot ask", async () => {
     await k.execute("const kept = 1;");
     const noStdin = await k.execute("%reset", { allow_stdin: false });

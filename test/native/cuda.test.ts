@@ -28,7 +28,7 @@ describe('cuda', () => {
     } else {
       expect(torch.cuda.deviceCount()).toBe(0);
       expect(torch.cuda.unavailableReason().length).toBeGreaterThan(0);
-      expect(() => torch.cuda.memoryAllocated()).toThrow(torch.cuda.unavailableReason());
+      expect(() => torch.cuda.getDeviceProperties()).toThrow(torch.cuda.unavailableReason());
       expect(() => torch.randn([2], { device: 'cuda:0' })).toThrow(/CUDA is not available/);
     }
   });

@@ -7,11 +7,26 @@
 #include "backends/cuda_check.h"
 #include "backends/cuda_vmm.h"
 
+#include <dlfcn.h>
+
 #include <memory>
 
 namespace tsgpu {
 
 namespace {
+
+// What cudaAvailability says when the driver library cannot be loaded at all.
+const char* const kNoDriver = "no NVIDIA driver on this machine (libcuda.so.1 not found)";
+
+// Whether the driver library (libcuda.so.1) loads. Without it the runtime
+// reports "CUDA driver version is insufficient for CUDA runtime version",
+// which reads as if a driver were there but old.
+bool driverLibraryLoads() {
+  void* lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (lib == nullptr) return false;
+  dlclose(lib);
+  return true;
+}
 
 class CudaBackend : public Backend {
  public:
@@ -123,7 +138,7 @@ const CudaAvailability& cudaAvailability() {
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess) {
       cudaGetLastError();
-      a.reason = cudaGetErrorString(err);
+      a.reason = driverLibraryLoads() ? cudaGetErrorString(err) : kNoDriver;
       return a;
     }
     if (count == 0) {

@@ -39,7 +39,11 @@ struct CudaAvailability {
   std::string reason;      // why it is unavailable ("" when available)
 };
 
-/** Probes once (cudaGetDeviceCount) and caches the answer. Never throws. */
+/**
+ * Probes once (cudaGetDeviceCount) and caches the answer. Never throws. When
+ * the driver library cannot be loaded, the reason says so in plain words
+ * instead of the runtime's "driver version is insufficient".
+ */
 const CudaAvailability& cudaAvailability();
 
 /** Creates the backend for device `index`; throws CudaError. */

@@ -36,6 +36,18 @@ Napi::Value MemorySummary(const Napi::CallbackInfo& info) {
   });
 }
 
+// unusedCudaSummary(index, abbreviated): the table of a CUDA device nothing has allocated on (every
+// count zero), which torch.cuda.memorySummary shows where CUDA cannot be used.
+Napi::Value UnusedCudaSummary(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    SummaryOptions opt;
+    opt.cuda = true;
+    opt.deviceIndex = static_cast<int>(argCount(info, 0, "device index"));
+    opt.abbreviated = argBool(info, 1, "abbreviated", false);
+    return Napi::String::New(info.Env(), formatMemorySummary(DeviceStats(), opt));
+  });
+}
+
 Napi::Value EmptyCache(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
     Napi::Env env = info.Env();
@@ -254,6 +266,7 @@ void initMemory(Napi::Env env, Napi::Object exports) {
   const std::pair<const char*, Napi::Function::Callback> fns[] = {
       {"memoryStats", MemoryStats},
       {"memorySummary", MemorySummary},
+      {"unusedCudaSummary", UnusedCudaSummary},
       {"emptyCache", EmptyCache},
       {"resetPeakStats", ResetPeak},
       {"resetAccumulatedStats", ResetAccumulated},
