@@ -240,7 +240,7 @@ class Channels:
         return json.loads(raw)
 
     async def execute(self, code, timeout=60):
-        """Runs a cell; returns (execute_reply content, stdout text)."""
+        """Runs a cell; returns (execute_reply content, its stdout; type-check warnings go to stderr)."""
         msg_id = self.send("shell", "execute_request", {"code": code, "silent": False, "store_history": True,
                                                         "user_expressions": {}, "allow_stdin": False})
         out, reply, idle = [], None, False
@@ -250,7 +250,7 @@ class Channels:
             if m.get("parent_header", {}).get("msg_id") != msg_id:
                 continue
             t = m["header"]["msg_type"]
-            if t == "stream":
+            if t == "stream" and m["content"]["name"] == "stdout":
                 out.append(m["content"]["text"])
             elif t == "execute_reply":
                 reply = m["content"]

@@ -119,12 +119,12 @@ def connect(info, ip="127.0.0.1"):
 
 
 def run_cell(kc, code, timeout=60):
-    """Executes code; returns (reply content, text of its stdout and results)."""
+    """Executes code; returns (reply content, text of its stdout and results; not stderr's warnings)."""
     out = []
 
     def hook(msg):
         c = msg["content"]
-        if msg["msg_type"] == "stream":
+        if msg["msg_type"] == "stream" and c["name"] == "stdout":
             out.append(c["text"])
         elif msg["msg_type"] in ("execute_result", "display_data"):
             out.append(c["data"].get("text/plain", ""))
