@@ -49,10 +49,13 @@ export interface Boot {
   engineCue: Promise<void>;
   /** Where transport events go; the kernel fills it in before it calls `transport.serving()`. */
   events: TransportEvents;
+  /** Ends the kernel cleanly (as a shutdown_request does); set once the kernel serves. */
+  shutdown?: (restart: boolean) => void;
 }
 
-export function boot(connectionFile: string): Boot {
-  const info = readConnectionFile(connectionFile);
+/** Boots on a connection file, or on connection info already in hand (`tsgpu launch`). */
+export function boot(connection: string | ConnectionInfo): Boot {
+  const info = typeof connection === "string" ? readConnectionFile(connection) : connection;
   const origin: Origin = { session: randomUUID(), username: "kernel" };
   const staticInfo: Record<string, unknown> = { ...kernelInfo() };
   const events: TransportEvents = {

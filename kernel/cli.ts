@@ -3,6 +3,7 @@
  * The `tsgpu` command:
  *   tsgpu kernel CONNECTION_FILE     run a kernel (Jupyter starts this)
  *   tsgpu install [options]          write the kernelspec
+ *   tsgpu launch [options]           run a kernel for Jupyter Enterprise Gateway (gateway/launch.ts)
  *   tsgpu run NOTEBOOK [options]     execute a notebook through the kernel
  */
 import { writeSync } from "fs";
@@ -17,6 +18,9 @@ commands:
   run NOTEBOOK [--output FILE] [--allow-errors]
                                execute a notebook through the kernel and print its output
                                ("tsgpu run --help")
+  launch --kernel-id ID --response-address HOST:PORT --public-key KEY [--port-range LO..HI]
+                               run a kernel for Jupyter Enterprise Gateway (or from
+                               $KERNEL_ID, $RESPONSE_ADDRESS, $PUBLIC_KEY, $PORT_RANGE)
   --version                    print the version
 `;
 
@@ -38,6 +42,10 @@ async function main(argv: string[]): Promise<number> {
         await b.transport.abort();
         process.exit(1);
       }
+      return -1;
+    }
+    case "launch": {
+      await (await import("./gateway/launch")).launch(args);
       return -1;
     }
     case "install": {

@@ -7,8 +7,10 @@ import { homedir, platform } from "os";
 import { dirname, join, resolve } from "path";
 import { ROOT } from "./info";
 import { describeFsError, makeFolders, writeTextFile } from "./paths";
+import { GatewayMode, checkGatewayOptions, defaultGatewayDisplayName, gatewayKernelSpec, kGatewayModes } from "./gateway/kernelspec";
 
 export const INSTALL_HELP = `usage: tsgpu install [--user | --sys-prefix | --prefix DIR] [--name NAME] [--display-name TEXT]
+                     [--gateway distributed|kubernetes [--image IMAGE] [--remote-hosts H1,H2] [--pod-launcher PATH]]
 
 Writes a Jupyter kernelspec for tsgpu (kernel.json and logos).
 
@@ -20,6 +22,13 @@ options:
   --prefix DIR        install into DIR/share/jupyter/kernels/NAME
   --name NAME         kernelspec name (default: tsgpu)
   --display-name TEXT name shown in the launcher (default: "TypeScript (tsgpu)")
+  --gateway MODE      a kernelspec for Jupyter Enterprise Gateway (name tsgpu_MODE unless --name):
+                      distributed: kernels on EG's remote hosts over ssh (\`tsgpu launch\`);
+                      kubernetes: kernels in pods of the image given by --image
+  --image IMAGE       kubernetes: the kernel image (the Dockerfile's \`kernel\` target)
+  --remote-hosts LIST distributed: the hosts to spread kernels over (else EG's own list)
+  --pod-launcher PATH kubernetes: EG's launch_kubernetes.py inside EG's image
+                      (default: its python_kubernetes kernelspec's)
   -h, --help          show this help
 `;
 
@@ -44,10 +53,15 @@ function sysPrefix(): string {
   throw new Error("--sys-prefix: no Python environment found (no $VIRTUAL_ENV, $CONDA_PREFIX, or jupyter on PATH); use --user or --prefix DIR");
 }
 
-export interface InstallOptions { where: "user" | "sys-prefix" | "prefix"; prefix?: string; name: string; displayName: string }
+export interface InstallOptions {
+  where: "user" | "sys-prefix" | "prefix"; prefix?: string; name: string; displayName: string;
+  /** An Enterprise Gateway kernelspec (gateway/kernelspec.ts) and its options. */
+  gateway?: GatewayMode; image?: string; remoteHosts?: string[]; podLauncher?: string;
+}
 
 export function parseInstallArgs(args: string[]): InstallOptions | "help" {
   const o: InstallOptions = { where: "user", name: "tsgpu", displayName: "TypeScript (tsgpu)" };
+  let named = false, displayed = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     const value = () => {
@@ -59,10 +73,21 @@ export function parseInstallArgs(args: string[]): InstallOptions | "help" {
     else if (a === "--user") o.where = "user";
     else if (a === "--sys-prefix") o.where = "sys-prefix";
     else if (a === "--prefix") { o.where = "prefix"; o.prefix = value(); }
-    else if (a === "--name") o.name = value();
-    else if (a === "--display-name") o.displayName = value();
+    else if (a === "--name") { o.name = value(); named = true; }
+    else if (a === "--display-name") { o.displayName = value(); displayed = true; }
+    else if (a === "--gateway") {
+      const m = value();
+      if (!kGatewayModes.includes(m as GatewayMode)) throw new Error(`expected ${kGatewayModes.join(" or ")} for --gateway, got "${m}"`);
+      o.gateway = m as GatewayMode;
+    }
+    else if (a === "--image") o.image = value();
+    else if (a === "--remote-hosts") o.remoteHosts = value().split(",").map((h) => h.trim());
+    else if (a === "--pod-launcher") o.podLauncher = value();
     else throw new Error(`unknown option ${a}\n\n${INSTALL_HELP}`);
   }
+  checkGatewayOptions(o);
+  if (o.gateway && !named) o.name = `tsgpu_${o.gateway}`;
+  if (o.gateway && !displayed) o.displayName = defaultGatewayDisplayName(o.gateway);
   if (!/^[A-Za-z0-9._-]+$/.test(o.name)) throw new Error(`--name: kernelspec names may hold only letters, digits, ".", "_" and "-", got "${o.name}"`);
   return o;
 }
@@ -86,13 +111,14 @@ export function install(o: InstallOptions): string {
   }
   const dir = kernelDir(o);
   makeFolders(dir);
-  const spec = {
+  const version = require(join(ROOT, "package.json")).version;
+  const spec = o.gateway ? gatewayKernelSpec({ ...o, gateway: o.gateway }, kernelArgv(), version) : {
     argv: kernelArgv(),
     display_name: o.displayName,
     language: "typescript",
     interrupt_mode: "message",
     env: {},
-    metadata: { debugger: false, tsgpu: { version: require(join(ROOT, "package.json")).version } },
+    metadata: { debugger: false, tsgpu: { version } },
   };
   writeTextFile(join(dir, "kernel.json"), JSON.stringify(spec, null, 2) + "\n");
   for (const f of ["logo-32x32.png", "logo-64x64.png", "logo-svg.svg"]) {

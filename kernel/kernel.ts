@@ -70,6 +70,7 @@ export async function startKernel(b: Boot): Promise<void> {
     });
   };
 
+  b.shutdown = shutdown;
   const dispatcher = new Dispatcher(transport, origin, makeHandlers({
     engine, history, kernelInfo: () => staticInfo, shutdown, comms, magics: magics.registry, withParent, log,
   }), log, () => {

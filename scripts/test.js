@@ -27,8 +27,9 @@ const { join } = require("path");
 const root = join(__dirname, "..");
 const PY = "/usr/bin/python3";
 // jupyter-notebook and chromium: the browser test (test/e2e/browser.test.ts) opens the classic Notebook in headless Chromium.
-const APT_PACKAGES = ["jupyter-client", "jupyter-nbconvert", "python3-nbclient", "python3-jupyter-kernel-test", "jupyter-server", "python3-ipykernel", "jupyter-notebook", "chromium"];
-const PY_MODULES = ["jupyter_client", "nbclient", "nbconvert", "jupyter_kernel_test", "jupyter_server"];
+const APT_PACKAGES = ["jupyter-client", "jupyter-nbconvert", "python3-nbclient", "python3-jupyter-kernel-test", "jupyter-server", "python3-ipykernel", "python3-pycryptodome",
+  "jupyter-notebook", "chromium"];
+const PY_MODULES = ["jupyter_client", "nbclient", "nbconvert", "jupyter_kernel_test", "jupyter_server", "Cryptodome"];
 const inCI = process.env.CI === "true" || process.env.CI === "1";
 
 function run(cmd, args, opts = {}) {

@@ -12,7 +12,11 @@ import type { CheckerReply, CheckerRequest } from "./checker_protocol";
 
 const port = parentPort!;
 
-/** Niceness of this thread: checking is background work and must not slow the cells beside it. */
+/**
+ * Niceness of this thread once it is warm: checking is background work and must not slow the cells beside
+ * it. The warm-up itself runs at normal priority, because a cell run before the checker is warm waits for
+ * it to give its warnings (on a busy machine a niced warm-up took several seconds).
+ */
 const kCheckerNice = 10;
 
 /** Lowers this thread's scheduling priority (Linux: a thread id is a pid to setpriority). Best effort. */
@@ -23,7 +27,6 @@ function lowerPriority(): void {
     if (tid > 0) setPriority(tid, kCheckerNice);
   } catch { /* not Linux, or not allowed: run at normal priority */ }
 }
-lowerPriority();
 const queue: CheckerRequest[] = [];
 let language: CellLanguage | undefined;
 let scheduled = false;
@@ -83,6 +86,7 @@ try {
   language = new CellLanguage(workerData.setup);
   language.warmUp();
   send({ kind: "ready", ms: Date.now() - t0, nodeTypes: language.project.hasNodeTypes });
+  lowerPriority();
   saveTypeScriptCodeCache();
   if (queue.length) { scheduled = true; setImmediate(drain); }
 } catch (e) {

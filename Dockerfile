@@ -1,0 +1,81 @@
+# syntax=docker/dockerfile:1
+#
+# Images of tsgpu for GPU clusters, both on NVIDIA's CUDA images, the addon
+# built with CUDA (nvcc) inside the image:
+#
+#   kernel      the kernel image that Jupyter Enterprise Gateway's
+#               KubernetesProcessProxy starts as a pod; its command is
+#               `tsgpu launch`, which reads KERNEL_ID, RESPONSE_ADDRESS,
+#               PUBLIC_KEY and PORT_RANGE from the pod's environment
+#                 docker build --target kernel -t tsgpu-kernel:0.1.0 .
+#                 tsgpu install --gateway kubernetes --image tsgpu-kernel:0.1.0
+#
+#   singleuser  a JupyterHub single-user server (KubeSpawner) with JupyterLab
+#               and the tsgpu kernelspec installed
+#                 docker build --target singleuser -t tsgpu-singleuser:0.1.0 .
+#
+# Build arguments: CUDA_VERSION and UBUNTU pick NVIDIA's image,
+# CUDA_ARCHITECTURES the GPUs the kernels are compiled for, JUPYTERHUB_VERSION
+# the Hub's version (the single-user server's must match it).
+
+ARG CUDA_VERSION=12.6.3
+ARG UBUNTU=ubuntu22.04
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# Node.js 20 (the official build, which runs on Ubuntu 22.04's glibc).
+FROM ${NODE_IMAGE} AS node
+
+# ---------------------------------------------------------------- build: nvcc, cmake, the addon and the TypeScript
+FROM nvidia/cuda:${CUDA_VERSION}-devel-${UBUNTU} AS build
+ARG CUDA_ARCHITECTURES="80;86;89;90"
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends build-essential cmake python3 ca-certificates \
+    && rm -rf /var/lib/apt/lists/*
+COPY --from=node /usr/local/bin/node /usr/local/bin/node
+COPY --from=node /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/npm
+RUN ln -s /usr/local/lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
+    && ln -s /usr/local/lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx
+WORKDIR /opt/tsgpu
+COPY package.json package-lock.json CMakeLists.txt tsconfig.json tsconfig.native.json ./
+COPY native native
+COPY kernel kernel
+COPY magics magics
+COPY kernelspec kernelspec
+# The dependencies (their own install scripts run; the package's build does not), then the addon for the
+# chosen GPU architectures and the TypeScript; the build fails unless CUDA was compiled in.
+RUN npm ci --ignore-scripts --no-audit --no-fund \
+    && npm rebuild zeromq @swc/core \
+    && npx cmake-js compile --log-level warn "--CDCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHITECTURES}" \
+    && npx tsc -p tsconfig.json \
+    && node -e 'const r = require("./dist/native").cuda.unavailableReason(); if (r === "built without CUDA") { console.error("the addon was built without CUDA"); process.exit(1); }' \
+    && npm prune --omit=dev --no-audit --no-fund \
+    && rm -rf build/CMakeFiles build/Release/obj.target
+
+# ---------------------------------------------------------------- kernel: the pod Enterprise Gateway starts
+FROM nvidia/cuda:${CUDA_VERSION}-base-${UBUNTU} AS kernel
+COPY --from=node /usr/local/bin/node /usr/local/bin/node
+COPY --from=build /opt/tsgpu /opt/tsgpu
+RUN ln -s /opt/tsgpu/dist/kernel/cli.js /usr/local/bin/tsgpu \
+    && chmod 0755 /opt/tsgpu/dist/kernel/cli.js \
+    && useradd --create-home --uid 1000 --gid 100 --shell /bin/bash jovyan
+ENV KERNEL_LANGUAGE=typescript
+USER 1000
+WORKDIR /home/jovyan
+# EG's pod template puts KERNEL_ID, RESPONSE_ADDRESS, PUBLIC_KEY and PORT_RANGE in the environment.
+CMD ["/usr/local/bin/node", "--expose-gc", "/opt/tsgpu/dist/kernel/cli.js", "launch"]
+
+# ---------------------------------------------------------------- singleuser: JupyterHub with KubeSpawner
+FROM kernel AS singleuser
+ARG JUPYTERHUB_VERSION=5.2.1
+USER root
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends python3 python3-pip tini \
+    && rm -rf /var/lib/apt/lists/* \
+    && python3 -m pip install --no-cache-dir "jupyterhub==${JUPYTERHUB_VERSION}" "jupyterlab>=4,<5" \
+    && /usr/local/bin/node /opt/tsgpu/dist/kernel/cli.js install --prefix /usr/local \
+    && jupyter kernelspec list
+USER 1000
+WORKDIR /home/jovyan
+EXPOSE 8888
+ENTRYPOINT ["tini", "--"]
+CMD ["jupyterhub-singleuser"]

@@ -1,0 +1,134 @@
+/**
+ * `tsgpu launch`: a kernel started by Jupyter Enterprise Gateway on another
+ * host (DistributedProcessProxy, over ssh) or in a Kubernetes pod
+ * (KubernetesProcessProxy), through EG's remote kernel launcher contract:
+ *
+ * 1. choose five kernel ports (inside the port range when there is one) and
+ *    a fresh HMAC key, and bind the kernel's sockets on every interface;
+ * 2. listen on a sixth port, `comm_port`, for the gateway's signal and
+ *    shutdown requests (comm_worker.ts);
+ * 3. send the connection info, encrypted for the gateway (payload.ts), to
+ *    the response address, and close that connection;
+ * 4. load the engine and serve, as `tsgpu kernel` does.
+ *
+ * There is no connection file: the gateway learns the ports from step 3.
+ * Any failure is one line on stderr and exit status 1, so that the gateway's
+ * log (or the pod's) says why the kernel did not come up.
+ */
+import { randomUUID } from "crypto";
+import { readFileSync, writeSync } from "fs";
+import { execFileSync } from "child_process";
+import { join } from "path";
+import { Worker } from "worker_threads";
+import { boot, type Boot } from "../boot";
+import type { ConnectionInfo } from "../protocol/connection";
+import { parseLaunchArgs, type LaunchOptions } from "./options";
+import { closeAll, holdPorts, portOf } from "./ports";
+import { encryptConnectionInfo, sendPayload, type GatewayConnectionInfo } from "./payload";
+import type { CommWorkerInit, FromCommWorker, ToCommWorker } from "./comm_worker";
+
+function log(text: string): void {
+  try { writeSync(2, `[tsgpu launch] ${text}\n`); } catch { /* stderr closed */ }
+}
+
+/** The process group of this process (EG signals the group of a kernel it launched on its own host). */
+export function processGroup(): number {
+  try {
+    // /proc/self/stat: "pid (comm) state ppid pgrp ..."; comm may hold spaces and parentheses.
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+  } catch {
+    try { return Number(execFileSync("ps", ["-o", "pgid=", "-p", String(process.pid)], { encoding: "utf8" }).trim()); } catch { return process.pid; }
+  }
+}
+
+/** Starts the comm port listener; resolves with its port and a way to tell it that the kernel serves. */
+function startCommListener(o: LaunchOptions): Promise<{ port: number; serving: () => void }> {
+  const w = new Worker(join(__dirname, "comm_worker.js"), {
+    workerData: { range: o.portRange, retries: o.retries } satisfies CommWorkerInit,
+    stdout: false, stderr: false,
+  });
+  w.unref();
+  return new Promise((resolve, reject) => {
+    w.on("message", (m: FromCommWorker) => {
+      if (m.kind === "port") resolve({ port: m.port, serving: () => w.postMessage({ kind: "serving" } satisfies ToCommWorker) });
+      else if (m.kind === "error") reject(new Error(`comm port: ${m.message}`));
+    });
+    w.on("error", (e) => reject(new Error(`the comm port listener failed: ${e?.message ?? e}`)));
+  });
+}
+
+/** Ends the process with one line on stderr (the gateway's or the pod's log), the kernel's sockets closed first. */
+async function fail(e: unknown, b?: Boot): Promise<never> {
+  const text = (e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, " ");
+  try { writeSync(2, `tsgpu launch: ${text}\n`); } catch { /* stderr closed */ }
+  if (b) await b.transport.abort().catch(() => undefined);
+  process.exit(1);
+}
+
+export const LAUNCH_HELP = `usage: tsgpu launch --kernel-id ID --response-address HOST:PORT --public-key KEY [--port-range LO..HI]
+
+Runs a kernel for Jupyter Enterprise Gateway, which passes these options (kernelspecs from
+\`tsgpu install --gateway …\`); in a Kubernetes pod they come from KERNEL_ID, RESPONSE_ADDRESS,
+PUBLIC_KEY and PORT_RANGE. EG's older spellings (--RemoteProcessProxy.kernel-id …) work too; other
+options EG passes are ignored.
+
+  --kernel-id ID               the kernel's id, sent back with the connection info
+  --response-address HOST:PORT where the gateway waits for the connection info
+  --public-key KEY             the gateway's RSA public key (base64 DER), which encrypts it
+  --port-range LO..HI          the ports the kernel may use (0..0: any); at least EG_MIN_PORT_RANGE_SIZE
+                               (1000) wide, EG_MAX_PORT_RANGE_RETRIES (5) more tries when one is taken
+`;
+
+/** Runs the launcher with the command line `args` (after `launch`); returns once the kernel serves. */
+export async function launch(args: string[]): Promise<void> {
+  if (args.includes("-h") || args.includes("--help")) { process.stdout.write(LAUNCH_HELP); return; }
+  let o: LaunchOptions;
+  let comm: { port: number; serving: () => void };
+  let info: ConnectionInfo;
+  try {
+    o = parseLaunchArgs(args);
+    if (o.ignored.length) log(`ignoring ${o.ignored.map((a) => JSON.stringify(a)).join(", ")}`);
+    // A kernel that EG started over ssh is detached (`nohup … &`): unless jupyter_client named a parent
+    // (JPY_PARENT_PID, on EG's own host), there is none whose end should end the kernel.
+    if (!process.env.JPY_PARENT_PID) process.env.JPY_PARENT_PID = "1";
+    // The comm port is taken while the five kernel ports are still held, so it cannot be one of them.
+    const [held, listener] = await Promise.all([holdPorts(5, o.portRange, o.retries), startCommListener(o)]);
+    comm = listener;
+    const [shell_port, iopub_port, stdin_port, hb_port, control_port] = held.map(portOf);
+    await closeAll(held);
+    info = {
+      transport: "tcp", ip: "0.0.0.0", key: randomUUID(), signature_scheme: "hmac-sha256",
+      kernel_name: "", shell_port, iopub_port, stdin_port, hb_port, control_port,
+    };
+  } catch (e) {
+    return fail(e);
+  }
+
+  const b = boot(info);
+  process.on("SIGTERM", () => {
+    log("SIGTERM: shutting down");
+    if (b.shutdown) b.shutdown(false);
+    else void b.transport.abort().finally(() => process.exit(0));
+  });
+  try {
+    await b.started.catch((e) => { throw new Error(`cannot bind the kernel's sockets on ports ${info.shell_port}, ${info.iopub_port}, ${info.stdin_port}, ${info.hb_port}, ${info.control_port}: ${(e as Error).message}`); });
+    const reply: GatewayConnectionInfo = {
+      ...(info as GatewayConnectionInfo), comm_port: comm.port, pid: process.pid, pgid: processGroup(), kernel_id: o.kernelId,
+    };
+    await sendPayload(o.response.host, o.response.port, encryptConnectionInfo(reply, o.publicKey), o.launchTimeoutMs);
+    log(`kernel ${o.kernelId}: ports ${info.shell_port} (shell) ${info.iopub_port} (iopub) ${info.stdin_port} (stdin) ` +
+      `${info.hb_port} (hb) ${info.control_port} (control) ${comm.port} (comm), connection info sent to ${o.response.host}:${o.response.port}`);
+  } catch (e) {
+    return fail(e, b);
+  }
+  // No client comes before the gateway has the connection info and its poll interval (0.5 s by default) has
+  // passed: the engine loads at once, not on the boot's cue, so that it is ready when the gateway first asks.
+  const { startKernel } = await import("../kernel");
+  try {
+    await startKernel(b);
+  } catch (e) {
+    return fail(e, b);
+  }
+  comm.serving();
+}
