@@ -142,7 +142,7 @@ export function elementwise<N extends OpName>(
     const x = inputs[i];
     if (x instanceof Tensor) x.liveStorage(); // a disposed operand fails before anything is allocated
     else if (typeof x !== 'number' && typeof x !== 'boolean') {
-      argError(op, 'a Tensor or a number', `argument ${i + 1}`, x === null ? 'null' : typeof x);
+      argError(op, 'a Tensor or a number', `argument ${i + 1}`, x === null ? 'null' : typeof x === 'object' ? 'an object' : x);
     }
   }
   const device = sameDevice(op, opts.out ? [opts.out, ...inputs] : inputs);
