@@ -94,6 +94,8 @@ export interface NativeAddon {
   opList(): { name: string; inputs: string[]; outputs: string[]; attrs: string[]; dtypes: string; inplace: boolean; kernels: string[] }[];
   /** The dtype table (native/src/base/dtype.h). */
   dtypes(): { name: string; code: number; bytes: number; kind: string; signed: boolean }[];
+  /** Long ops stop with TSGPU_INTERRUPTED while element 0 of `flag` is nonzero (null: no flag). */
+  setInterruptFlag(flag: Int32Array | null): void;
   /** Kernel registration problems (two kernels for one op and device), one line each. */
   registryProblems(): string[];
   /** Copies nbytes from byteOffset of a storage to a new ArrayBuffer (waits for the device). */
