@@ -23,19 +23,6 @@ void addTyped(OpCall& call) {
   const T* pa = a.data<T>();
   const T* pb = bScalar ? nullptr : call.in(1).data<T>();
   const int64_t n = out.numel();
-  const bool sameShape = a.ndim == out.ndim && (bScalar || call.in(1).ndim == out.ndim) && [&] {
-    for (int d = 0; d < out.ndim; ++d)
-      if (a.sizes[d] != out.sizes[d] || (!bScalar && call.in(1).sizes[d] != out.sizes[d])) return false;
-    return true;
-  }();
-  if (sameShape && out.isContiguous() && a.isContiguous() && (bScalar || call.in(1).isContiguous())) {
-    for (int64_t i = 0; i < n; ++i) {
-      if ((i & 0xfffff) == 0) call.checkInterrupt();
-      const M y = bScalar ? bValue : static_cast<M>(pb[i]);
-      o[i] = static_cast<T>(static_cast<M>(pa[i]) + alpha * y);
-    }
-    return;
-  }
   for (int64_t i = 0; i < n; ++i) {
     if ((i & 0xfffff) == 0) call.checkInterrupt();
     int64_t oo = 0, oa = 0, ob = 0;
