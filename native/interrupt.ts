@@ -14,6 +14,7 @@ import { codedError } from './errors';
 const globalKey = Symbol.for('tsgpu.interruptFlag');
 let flag: Int32Array | null = null;
 let explicit = false;
+let looked = false;
 
 /** Sets (or with null removes) the interrupt flag. */
 export function setInterruptFlag(f: Int32Array | null): void {
@@ -27,7 +28,8 @@ export function setInterruptFlag(f: Int32Array | null): void {
 
 /** The flag in use (looking once for the host's global flag). */
 function current(): Int32Array | null {
-  if (flag === null && !explicit) {
+  if (flag === null && !explicit && !looked) {
+    looked = true; // hosts set the global before their user code runs its first op
     const g = (globalThis as Record<symbol, unknown>)[globalKey];
     if (g instanceof Int32Array) {
       native.setInterruptFlag(g);
