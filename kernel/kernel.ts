@@ -39,6 +39,8 @@ export async function startKernel(b: Boot): Promise<void> {
     runtime: loadRuntime,
     pump: () => transport.pump(),
   }, log);
+  // Long tensor ops stop between chunks, and any op when it returns, once the interrupt flag is set.
+  (globalThis as any)[Symbol.for("tsgpu.interruptFlag")] = transport.interruptFlag;
   // Memory history names the cell and line that allocated (the runtime reads this when it records stacks).
   (globalThis as any)[Symbol.for("tsgpu.frameMapper")] = magics.frameMapper;
   const history = new History(historyFile(), log);

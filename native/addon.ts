@@ -4,6 +4,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { DTYPE_TABLE } from './generated/dtypes';
 
 /**
  * Handle of a native storage (one block of device memory): a small
@@ -11,8 +12,8 @@ import * as path from 'path';
  */
 export type StorageHandle = number;
 
-/** Codes of element types, shared with native/src/core/storage.h. */
-export const DTYPE_CODES: Readonly<Record<string, number>> = { float32: 0, int32: 1, float16: 2, bfloat16: 3, uint8: 4 };
+/** Codes of element types (native/src/base/dtype.h, through native/generated/dtypes.ts). */
+export const DTYPE_CODES: Readonly<Record<string, number>> = Object.fromEntries(DTYPE_TABLE.map((r) => [r.name, r.code]));
 
 /** A frame of user code, recorded with allocations when memory history is on. */
 export interface Frame {
@@ -78,10 +79,15 @@ export interface NativeAddon {
   alloc(owner: object, slot: number, nbytes: number, dtype: number, id: number, frames?: Frame[] | null): StorageHandle;
   /** Frees a storage now; a handle already freed is ignored. */
   free(h: StorageHandle): void;
+  /** Reserves n storage ids unique in the process; returns the first. */
+  takeIds(n: number): number;
   /** True while the storage has not been freed. */
   isLive(h: StorageHandle): boolean;
-  /** Bytes reported to V8 as external memory, and bytes JavaScript-owned storages hold. */
-  externalMemory(): { reported: number; held: number };
+  /**
+   * Bytes reported to V8 as external memory, bytes JavaScript-owned storages hold, and the
+   * collections run because tensors dropped without dispose() held a lot (count, seconds).
+   */
+  externalMemory(): { reported: number; held: number; forcedCollections: number; forcedCollectionSeconds: number };
   liveStorages(device: string): { id: number; shape: number[]; dtype: string; device: string; nbytes: number }[];
   reclaim(): number;
   setGcHook(fn: (() => void) | null): void;
@@ -104,17 +110,32 @@ export interface NativeAddon {
   canonicalDevice(device: string): string;
   cudaInfo(): { compiled: boolean; available: boolean; deviceCount: number; reason: string };
   policyReplay(events: Float64Array, settings?: string, capacity?: number): PolicyReplayResult;
-  fill(out: StorageHandle, value: number): void;
-  randn(out: StorageHandle): void;
-  rand(out: StorageHandle): void;
+  /** Runs the op encoded in the buffer given to setOpBuffer (native/ops/dispatch.ts); attrs in op-list order. */
+  op(attrs?: unknown[]): void;
+  /** The Float64Array op() reads its arguments from. */
+  setOpBuffer(buffer: Float64Array): void;
+  /** The op list as the addon parsed it, with the device kinds that have kernels. */
+  opList(): { name: string; inputs: string[]; outputs: string[]; attrs: string[]; dtypes: string; inplace: boolean; kernels: string[] }[];
+  /** The dtype table (native/src/base/dtype.h). */
+  dtypes(): { name: string; code: number; bytes: number; kind: string; signed: boolean }[];
+  /** Long ops stop with TSGPU_INTERRUPTED while element 0 of `flag` is nonzero (null: no flag). */
+  setInterruptFlag(flag: Int32Array | null): void;
+  /** Kernel registration problems (two kernels for one op and device), one line each. */
+  registryProblems(): string[];
+  /** Copies nbytes from byteOffset of a storage to a new ArrayBuffer (waits for the device). */
+  readBytes(h: StorageHandle, byteOffset: number, nbytes: number): ArrayBuffer;
+  /** Copies a typed array's bytes into a storage at byteOffset. */
+  writeBytes(h: StorageHandle, byteOffset: number, data: ArrayBufferView): void;
+  /** Copies nbytes between two storages on any devices. */
+  copyBytes(dst: StorageHandle, dstByteOffset: number, src: StorageHandle, srcByteOffset: number, nbytes: number): void;
+  /** Seeds the generator and restarts its counter. */
+  manualSeed(seed: number): void;
+  /** The generator's seed. */
+  initialSeed(): number;
   binary(op: 'add' | 'sub' | 'mul' | 'div', out: StorageHandle, a: StorageHandle, b: StorageHandle): void;
   binaryScalar(op: 'add' | 'sub' | 'mul' | 'div', out: StorageHandle, a: StorageHandle, x: number): void;
   matmul(out: StorageHandle, a: StorageHandle, b: StorageHandle, m: number, k: number, n: number): void;
   sum(out: StorageHandle, a: StorageHandle): void;
-  write(out: StorageHandle, data: Float32Array): void;
-  read(a: StorageHandle): Float32Array;
-  copy(dst: StorageHandle, src: StorageHandle): void;
-  manualSeed(seed: number): void;
   setErrorClasses(classes: { OutOfMemoryError: Function }): void;
   gpuProcesses(): GpuProcessReport;
 }
@@ -138,11 +159,20 @@ function loadAddon(): NativeAddon {
 /** The loaded addon. */
 export const native: NativeAddon = loadAddon();
 
-let lastStorageId = 0;
+// Ids come from the addon in blocks, so that they are unique in the process even when
+// several module instances (worker threads, test sandboxes) load the runtime.
+const ID_BLOCK = 1024;
+let nextId = 0;
+let idsLeft = 0;
 
 /** A new unique storage id (what liveStorages and %memory show as #id). */
 export function nextStorageId(): number {
-  return ++lastStorageId;
+  if (idsLeft === 0) {
+    nextId = native.takeIds(ID_BLOCK);
+    idsLeft = ID_BLOCK;
+  }
+  idsLeft--;
+  return nextId++;
 }
 
 /**

@@ -26,10 +26,13 @@ const { join } = require("path");
 
 const root = join(__dirname, "..");
 const PY = "/usr/bin/python3";
+// python3-pycryptodome: the Enterprise Gateway launcher's tests (test/kernel/test_gateway_launch.py);
+// python3-torch: the differential tests of the tensor runtime (test/native/torch_*.test.ts);
+// libopenblas0: the BLAS the CPU matmul loads at run time.
 // jupyter-notebook and chromium: the browser test (test/e2e/browser.test.ts) opens the classic Notebook in headless Chromium.
-const APT_PACKAGES = ["jupyter-client", "jupyter-nbconvert", "python3-nbclient", "python3-jupyter-kernel-test", "jupyter-server", "python3-ipykernel", "python3-pycryptodome",
-  "jupyter-notebook", "chromium"];
-const PY_MODULES = ["jupyter_client", "nbclient", "nbconvert", "jupyter_kernel_test", "jupyter_server", "Cryptodome"];
+const APT_PACKAGES = ["jupyter-client", "jupyter-nbconvert", "python3-nbclient", "python3-jupyter-kernel-test", "jupyter-server", "python3-ipykernel",
+  "python3-pycryptodome", "python3-torch", "libopenblas0", "jupyter-notebook", "chromium"];
+const PY_MODULES = ["jupyter_client", "nbclient", "nbconvert", "jupyter_kernel_test", "jupyter_server", "Cryptodome", "torch"];
 const inCI = process.env.CI === "true" || process.env.CI === "1";
 
 function run(cmd, args, opts = {}) {
