@@ -32,7 +32,7 @@ const runtimeDirs = [__dirname + path.sep, path.resolve(__dirname, '..', '..', '
  * kernel's generated cell script `tsgpu-cell-7`, line 12 → `{ label: "Cell In[4]", line: 2 }`.
  * Returns null (or undefined) for positions it does not know.
  */
-export type FrameMapper = (file: string, line: number, column: number) => { label: string; line: number } | null | undefined;
+export type FrameMapper = (file: string, line: number, column: number) => { label: string; line: number; cell?: number } | null | undefined;
 
 let frameMapper: FrameMapper | null = null;
 
@@ -73,7 +73,7 @@ function captureFrames(): Frame[] {
     if (filename.startsWith('node:') || runtimeDirs.some((d) => filename.startsWith(d))) continue;
     const line = Number(m[3]);
     const column = Number(m[4]);
-    let mapped: { label: string; line: number } | null | undefined = null;
+    let mapped: ReturnType<FrameMapper> = null;
     if (mapper) {
       try {
         mapped = mapper(filename, line, column);
@@ -82,7 +82,9 @@ function captureFrames(): Frame[] {
       }
     }
     if (mapped && typeof mapped.label === 'string' && Number.isFinite(mapped.line)) {
-      frames.push({ filename: mapped.label, line: mapped.line, column: 0, name: m[1] ?? '' });
+      const frame: Frame = { filename: mapped.label, line: mapped.line, column: 0, name: m[1] ?? '' };
+      if (typeof mapped.cell === 'number' && Number.isInteger(mapped.cell)) frame.cell = mapped.cell;
+      frames.push(frame);
     } else {
       frames.push({ filename, line, column, name: m[1] ?? '' });
     }

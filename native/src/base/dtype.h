@@ -9,6 +9,8 @@
 // compute in float on them (see OpMath).
 #pragma once
 
+#include <type_traits>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -263,7 +265,16 @@ void visitDType(DType t, F&& f) {
  */
 template <typename To, typename From>
 TSGPU_HD To castValue(From x) {
-  return static_cast<To>(static_cast<OpMathType<To>>(static_cast<OpMathType<From>>(x)));
+  using FromMath = OpMathType<From>;
+  if constexpr (std::is_integral<To>::value && !std::is_same<To, bool>::value &&
+                std::is_floating_point<FromMath>::value) {
+    // Floating -> integer goes through int64 (as PyTorch's casts do), so an out-of-range value wraps the same
+    // way on every device: a direct float -> uint8 conversion saturates on CUDA (-3 -> 0) but wraps on x86
+    // (-3 -> 253).
+    return static_cast<To>(static_cast<int64_t>(static_cast<FromMath>(x)));
+  } else {
+    return static_cast<To>(static_cast<OpMathType<To>>(static_cast<FromMath>(x)));
+  }
 }
 
 }  // namespace tsgpu

@@ -16,7 +16,8 @@ template <typename T>
 __global__ void arangeKernel(TensorView out, int64_t n, double start, double step, bool dense) {
   T* o = out.data<T>();
   TSGPU_GRID_STRIDE(i, n) {
-    o[dense ? i : viewindex::offsetOf(out, i)] = castValue<T>(start + step * static_cast<double>(i));
+    // Rounded multiply and add, never a fused multiply-add: the values equal the CPU's bit for bit.
+    o[dense ? i : viewindex::offsetOf(out, i)] = castValue<T>(__dadd_rn(start, __dmul_rn(step, static_cast<double>(i))));
   }
 }
 
