@@ -84,7 +84,7 @@ export {
 export { broadcastShapes } from './ops/helpers';
 export { tidy, noGrad } from './scope';
 export { setInterruptFlag } from './interrupt';
-export { OutOfMemoryError, codedError } from './errors';
+export { OutOfMemoryError } from './errors';
 export { DeviceLike } from './device';
 export * as memory from './memory';
 export * as cuda from './cuda';

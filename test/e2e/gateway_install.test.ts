@@ -131,7 +131,7 @@ describe("Dockerfile", () => {
     expect(build).toContain('"--CDCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHITECTURES}"');
     const check = /node -e '([^']+)'/.exec(build)![1];
     // The addon's own words when built without CUDA:
-    expect(readFileSync(join(ROOT, "native", "src", "backends", "device_registry.cc"), "utf8")).toContain('"built without CUDA"');
+    expect(readFileSync(join(ROOT, "native", "src", "runtime", "device_registry.cc"), "utf8")).toContain('"built without CUDA"');
     const here = require(join(ROOT, "dist", "native")).cuda.unavailableReason();
     const r = spawnSync(process.execPath, ["-e", check], { cwd: ROOT, encoding: "utf8" });
     expect(r.status).toBe(here === "built without CUDA" ? 1 : 0);

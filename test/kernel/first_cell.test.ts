@@ -56,7 +56,7 @@ test("?name as the first request shows the typed signature", async () => {
   const k = await startKernelIn(folder.dir);
   try {
     const { reply } = await k.execute("?torch.zeros");
-    expect(reply.content.payload[0].data["text/plain"]).toMatch(/^function zeros\(shape: number \| readonly number\[\], opts\?: TensorOptions\): Tensor/);
+    expect(reply.content.payload[0].data["text/plain"]).toMatch(/^function zeros\(shape: Shape, opts\?: TensorOptions\): Tensor/);
   } finally {
     await k.shutdown();
   }
