@@ -30,7 +30,8 @@ struct Sub {
 struct Mul {
   template <typename T>
   TSGPU_HD T operator()(T a, T b) const {
-    return a * b;
+    if constexpr (std::is_same<T, bool>::value) return a && b;
+    else return static_cast<T>(a * b);
   }
 };
 

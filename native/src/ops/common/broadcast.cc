@@ -3,7 +3,7 @@
 
 #include <sstream>
 
-#include "core/errors.h"
+#include "base/errors.h"
 
 namespace tsgpu {
 namespace ops {
@@ -119,9 +119,9 @@ IterPlan makeIterPlan(const Shape& outShape, const std::vector<Shape>& operandSt
         continue;
       }
     }
-    if (p.ndim == kMaxDims)
+    if (p.ndim == kMaxIterDims)
       throw ArgumentError("iteration: shape " + shapeString(outShape) + " needs more than " +
-                          std::to_string(kMaxDims) + " dims after merging contiguous ones");
+                          std::to_string(kMaxIterDims) + " dims after merging contiguous ones");
     p.sizes[p.ndim] = size;
     for (int k = 0; k < p.numOperands; ++k) p.strides[k][p.ndim] = operandStrides[k][i];
     ++p.ndim;

@@ -42,7 +42,7 @@ Shape contiguousStrides(const Shape& shape);
 /** Most operands an iteration plan carries (outputs and inputs together). */
 constexpr int kMaxOperands = 6;
 /** Most dims after coalescing; more is an error naming the shape. */
-constexpr int kMaxDims = 12;
+constexpr int kMaxIterDims = 16;
 
 /**
  * Iteration over `sizes` for `numOperands` operands. Dim 0 is the innermost
@@ -53,8 +53,8 @@ struct IterPlan {
   int ndim = 0;
   int numOperands = 0;
   int64_t numel = 1;
-  int64_t sizes[kMaxDims] = {};
-  int64_t strides[kMaxOperands][kMaxDims] = {};
+  int64_t sizes[kMaxIterDims] = {};
+  int64_t strides[kMaxOperands][kMaxIterDims] = {};
 
   /** True when every operand's innermost stride is 1 over a single dim (a flat loop). */
   bool isContiguous() const;

@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "ops/common/broadcast.h"
-#include "ops/host_device.h"
+#include "base/host_device.h"
 
 namespace tsgpu {
 namespace ops {
@@ -58,8 +58,8 @@ template <int N, typename Index>
 struct OffsetCalc {
   using Divider = typename DividerFor<Index>::type;
   int ndim = 0;
-  Divider sizes[kMaxDims];
-  int64_t strides[kMaxDims][N];
+  Divider sizes[kMaxIterDims];
+  int64_t strides[kMaxIterDims][N];
 
   OffsetCalc() = default;
   /** Takes operands [first, first + N) of the plan. */

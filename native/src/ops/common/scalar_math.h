@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "ops/host_device.h"
+#include "base/host_device.h"
 
 namespace tsgpu {
 namespace ops {

@@ -20,7 +20,7 @@ void walkRows(const IterPlan& p, int64_t begin, int64_t end, Row&& row) {
     row(offsets, int64_t(1));
     return;
   }
-  int64_t idx[kMaxDims];
+  int64_t idx[kMaxIterDims];
   int64_t rem = begin;
   for (int d = 0; d < p.ndim; ++d) {
     idx[d] = rem % p.sizes[d];

@@ -4,6 +4,8 @@
 // beta, gelu's approximation, clamp's bounds) are members set by the kernel.
 #pragma once
 
+#include <type_traits>
+
 #include "ops/common/scalar_math.h"
 
 namespace tsgpu {
@@ -41,20 +43,22 @@ TSGPU_UNARY_FUNCTOR(GeluExact, static_cast<T>(0.5) * x * (T(1) + sm::erf(x * sta
 TSGPU_UNARY_FUNCTOR(GeluTanh, static_cast<T>(0.5) * x *
                                   (T(1) + sm::tanh(static_cast<T>(0.79788456080286535588) *
                                                    (x + static_cast<T>(0.044715) * x * x * x))))
-TSGPU_UNARY_FUNCTOR(Floor, sm::floor(x))
-TSGPU_UNARY_FUNCTOR(Ceil, sm::ceil(x))
-TSGPU_UNARY_FUNCTOR(Trunc, sm::trunc(x))
-// round: half to even, as torch.round.
-TSGPU_UNARY_FUNCTOR(Round, sm::rint(x))
 #undef TSGPU_UNARY_FUNCTOR
 
-/** Integer inputs: floor, ceil, trunc and round are identities. */
-struct Identity {
-  template <typename T>
-  TSGPU_HD T operator()(T x) const {
-    return x;
-  }
-};
+// Rounding ops; identities on integers. Round is half to even, as torch.round.
+#define TSGPU_ROUNDING_FUNCTOR(Name, f)                              \
+  struct Name {                                                      \
+    template <typename T>                                            \
+    TSGPU_HD T operator()(T x) const {                               \
+      if constexpr (std::is_integral<T>::value) return x;            \
+      else return sm::f(x);                                          \
+    }                                                                \
+  };
+TSGPU_ROUNDING_FUNCTOR(Floor, floor)
+TSGPU_ROUNDING_FUNCTOR(Ceil, ceil)
+TSGPU_ROUNDING_FUNCTOR(Trunc, trunc)
+TSGPU_ROUNDING_FUNCTOR(Round, rint)
+#undef TSGPU_ROUNDING_FUNCTOR
 
 /** Logical not: the result is bool whatever the input dtype. */
 struct LogicalNot {

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "../harness.h"
-#include "core/errors.h"
+#include "base/errors.h"
 #include "ops/common/broadcast.h"
 #include "ops/common/offset_calc.h"
 #include "ops/common/strided_walker.h"

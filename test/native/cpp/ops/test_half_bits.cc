@@ -1,13 +1,13 @@
-// float <-> half / bfloat16 conversions: round trips of every 16-bit pattern
+// float <-> half / bfloat16 conversions of base/dtype.h: round trips of every 16-bit pattern
 // and round-to-nearest-even against a brute-force search over the format.
 #include <cmath>
 #include <cstdint>
 #include <random>
 
 #include "../harness.h"
-#include "ops/common/half_bits.h"
+#include "base/dtype.h"
 
-using namespace tsgpu::ops;
+using namespace tsgpu;
 
 namespace {
 
@@ -84,15 +84,15 @@ TEST(half_bits_round_to_nearest_even_random) {
 }
 
 TEST(bfloat16_bits_conversions) {
-  CHECK_EQ(floatToBfloat16Bits(1.0f), 0x3f80);
-  CHECK_EQ(floatToBfloat16Bits(-3.0f), 0xc040);
+  CHECK_EQ(floatToBFloat16Bits(1.0f), 0x3f80);
+  CHECK_EQ(floatToBFloat16Bits(-3.0f), 0xc040);
   CHECK_EQ(bfloat16BitsToFloat(0x3f80), 1.0f);
-  CHECK(std::isnan(bfloat16BitsToFloat(floatToBfloat16Bits(NAN))));
-  CHECK_EQ(floatToBfloat16Bits(INFINITY), 0x7f80);
+  CHECK(std::isnan(bfloat16BitsToFloat(floatToBFloat16Bits(NAN))));
+  CHECK_EQ(floatToBFloat16Bits(INFINITY), 0x7f80);
   int bad = 0;
   for (uint32_t b = 0; b < 65536; ++b) {
     const float f = bfloat16BitsToFloat(static_cast<uint16_t>(b));
-    if (!std::isnan(f) && floatToBfloat16Bits(f) != b) ++bad;
+    if (!std::isnan(f) && floatToBFloat16Bits(f) != b) ++bad;
   }
   CHECK_EQ(bad, 0);
   std::mt19937 gen(11);
@@ -105,7 +105,7 @@ TEST(bfloat16_bits_conversions) {
       f = v + (next - v) / 2;
     }
     const uint16_t want = nearestBySearch(f, [](uint16_t x) { return static_cast<double>(bfloat16BitsToFloat(x)); }, 0x7f80);
-    if (floatToBfloat16Bits(f) != want) ++bad;
+    if (floatToBFloat16Bits(f) != want) ++bad;
   }
   CHECK_EQ(bad, 0);
 }
