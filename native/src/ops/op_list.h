@@ -142,5 +142,7 @@
   X(scatterAdd, "self,index,src#", "out", "dim:int",                        "numeric", "inplace") \
   /* out <- normalization of each row of normalizedNumel trailing elements (contiguous self, weight, bias) */ \
   X(layerNorm, "self,weight?,bias?", "out", "normalizedNumel:int,eps:double=1e-5", "float", "") \
-  X(rmsNorm,   "self,weight?",  "out", "normalizedNumel:int,eps:double",   "float",   "")
+  X(rmsNorm,   "self,weight?",  "out", "normalizedNumel:int,eps:double",   "float",   "") \
+  /* values, indices (int64) <- self sorted along dim (NaN largest; stable); k >= 0 keeps the first k (topk) */ \
+  X(sort,      "self",          "values,indices", "dim:int,descending:bool=false,k:int=-1", "numeric", "")
 // clang-format on
