@@ -59,10 +59,15 @@ export interface NativeAddon {
   alloc(owner: object, slot: number, nbytes: number, dtype: number, id: number, frames?: Frame[] | null): StorageHandle;
   /** Frees a storage now; a handle already freed is ignored. */
   free(h: StorageHandle): void;
+  /** Reserves n storage ids unique in the process; returns the first. */
+  takeIds(n: number): number;
   /** True while the storage has not been freed. */
   isLive(h: StorageHandle): boolean;
-  /** Bytes reported to V8 as external memory, and bytes JavaScript-owned storages hold. */
-  externalMemory(): { reported: number; held: number };
+  /**
+   * Bytes reported to V8 as external memory, bytes JavaScript-owned storages hold, and the
+   * collections run because tensors dropped without dispose() held a lot (count, seconds).
+   */
+  externalMemory(): { reported: number; held: number; forcedCollections: number; forcedCollectionSeconds: number };
   liveStorages(device: string): { id: number; shape: number[]; dtype: string; device: string; nbytes: number }[];
   reclaim(): number;
   setGcHook(fn: (() => void) | null): void;
@@ -91,6 +96,8 @@ export interface NativeAddon {
   opList(): { name: string; inputs: string[]; outputs: string[]; attrs: string[]; dtypes: string; inplace: boolean; kernels: string[] }[];
   /** The dtype table (native/src/base/dtype.h). */
   dtypes(): { name: string; code: number; bytes: number; kind: string; signed: boolean }[];
+  /** Long ops stop with TSGPU_INTERRUPTED while element 0 of `flag` is nonzero (null: no flag). */
+  setInterruptFlag(flag: Int32Array | null): void;
   /** Kernel registration problems (two kernels for one op and device), one line each. */
   registryProblems(): string[];
   /** Copies nbytes from byteOffset of a storage to a new ArrayBuffer (waits for the device). */
@@ -129,11 +136,20 @@ function loadAddon(): NativeAddon {
 /** The loaded addon. */
 export const native: NativeAddon = loadAddon();
 
-let lastStorageId = 0;
+// Ids come from the addon in blocks, so that they are unique in the process even when
+// several module instances (worker threads, test sandboxes) load the runtime.
+const ID_BLOCK = 1024;
+let nextId = 0;
+let idsLeft = 0;
 
 /** A new unique storage id (what liveStorages and %memory show as #id). */
 export function nextStorageId(): number {
-  return ++lastStorageId;
+  if (idsLeft === 0) {
+    nextId = native.takeIds(ID_BLOCK);
+    idsLeft = ID_BLOCK;
+  }
+  idsLeft--;
+  return nextId++;
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { native } from '../addon';
 import { codedError } from '../errors';
+import { throwIfInterrupted } from '../interrupt';
 import { formatShape, Tensor } from '../tensor';
 import { checkTensor, emptyTensor, sameDevice } from './helpers';
 
@@ -36,6 +37,7 @@ export function matmul(a: Tensor, b: Tensor): Tensor {
     const n = b.shape[1];
     const out = emptyTensor([m, n], 'float32', device);
     native.matmul(out.handle(), ca.handle(), cb.handle(), m, k, n);
+    throwIfInterrupted('matmul');
     return out;
   } finally {
     if (ca !== a) ca.dispose();
