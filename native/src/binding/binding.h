@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/device_registry.h"
+#include "runtime/device_registry.h"
 #include "core/history.h"
 #include "core/storage.h"
 

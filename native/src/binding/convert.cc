@@ -1,7 +1,7 @@
 #include <cmath>
 
 #include "binding/binding.h"
-#include "core/errors.h"
+#include "base/errors.h"
 
 namespace tsgpu {
 namespace binding {

@@ -1,7 +1,7 @@
 // Memory statistics, summaries, settings, snapshots and device queries.
-#include "backends/cuda_backend.h"
+#include "backends/cuda/cuda_backend.h"
 #include "binding/binding.h"
-#include "core/policy_backend.h"
+#include "backends/policy/policy_backend.h"
 #include "core/summary.h"
 #include "core/trace_replay.h"
 

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "binding/binding.h"
-#include "core/errors.h"
+#include "base/errors.h"
 #include "ops/ops.h"
 
 namespace tsgpu {
@@ -20,7 +20,8 @@ struct Operand {
 
 Operand operand(const Napi::CallbackInfo& info, size_t i) {
   StorageRecord& rec = argStorage(info, i);
-  if (rec.dtype != kFloat32) throw ArgumentError(std::string("operation not supported for dtype ") + dtypeName(rec.dtype));
+  if (static_cast<DType>(rec.dtype) != DType::kFloat32)
+    throw ArgumentError(std::string("operation not supported for dtype ") + dtypeName(static_cast<DType>(rec.dtype)));
   return Operand{&rec, &DeviceRegistry::instance().get(rec.device)};
 }
 

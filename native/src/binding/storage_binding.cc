@@ -20,7 +20,7 @@
 
 #include "binding/binding.h"
 #include "binding/external_memory.h"
-#include "core/errors.h"
+#include "base/errors.h"
 
 namespace tsgpu {
 namespace binding {
@@ -192,7 +192,7 @@ Napi::Value LiveStorages(const Napi::CallbackInfo& info) {
       if (owner != nullptr) shape = Napi::Object(env, owner).Get("shape");
       if (shape.IsEmpty() || !shape.IsArray()) {
         Napi::Array flat = Napi::Array::New(env, 1);
-        size_t elem = dtypeBytes(rec.dtype);
+        size_t elem = dtypeSize(static_cast<DType>(rec.dtype));
         flat.Set(0u, static_cast<double>(elem ? rec.nbytes / elem : rec.nbytes));
         shape = flat;
       } else {
@@ -203,7 +203,7 @@ Napi::Value LiveStorages(const Napi::CallbackInfo& info) {
       }
       o.Set("id", rec.id);
       o.Set("shape", shape);
-      o.Set("dtype", dtypeName(rec.dtype));
+      o.Set("dtype", dtypeName(static_cast<DType>(rec.dtype)));
       o.Set("device", rec.device);
       o.Set("nbytes", static_cast<double>(rec.nbytes));
       rows.emplace_back(rec.id, o);

@@ -80,8 +80,8 @@
 #include <string>
 #include <unordered_set>
 
-#include "backends/backend.h"
-#include "core/errors.h"
+#include "core/backend.h"
+#include "base/errors.h"
 #include "core/history.h"
 #include "core/settings.h"
 #include "core/stats.h"

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/errors.h"
+#include "base/errors.h"
 
 namespace tsgpu {
 

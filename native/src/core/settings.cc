@@ -5,7 +5,7 @@
 #include <sstream>
 #include <vector>
 
-#include "core/errors.h"
+#include "base/errors.h"
 
 namespace tsgpu {
 

@@ -1,17 +1,8 @@
 #include "core/storage.h"
 
-#include "core/errors.h"
+#include "base/errors.h"
 
 namespace tsgpu {
-
-namespace {
-const char* const kDTypeNames[kNumDTypes] = {"float32", "int32", "float16", "bfloat16", "uint8"};
-const size_t kDTypeBytes[kNumDTypes] = {4, 4, 2, 2, 1};
-}  // namespace
-
-const char* dtypeName(uint32_t code) { return code < kNumDTypes ? kDTypeNames[code] : "unknown"; }
-
-size_t dtypeBytes(uint32_t code) { return code < kNumDTypes ? kDTypeBytes[code] : 0; }
 
 StorageTable::Handle StorageTable::create(CachingAllocator* allocator, size_t nbytes, const std::string& device,
                                           uint32_t deviceSlot, uint8_t dtype, double id, Context context) {

@@ -10,17 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "base/dtype.h"
 #include "core/allocator.h"
 
 namespace tsgpu {
-
-/** Element types a storage may hold (codes shared with native/addon.ts). */
-enum DTypeCode : uint8_t { kFloat32 = 0, kInt32 = 1, kFloat16 = 2, kBFloat16 = 3, kUInt8 = 4, kNumDTypes = 5 };
-
-/** "float32", ... for a code; "unknown" outside the range. */
-const char* dtypeName(uint32_t code);
-/** Bytes per element of a code (0 outside the range). */
-size_t dtypeBytes(uint32_t code);
 
 struct StorageRecord {
   double id = 0;                          // unique id given by the caller (what liveTensors shows)
@@ -29,7 +22,7 @@ struct StorageRecord {
   size_t nbytes = 0;                      // bytes the tensor uses
   std::string device;                     // "cpu", "cuda:0", ...
   uint32_t deviceSlot = 0;                // the binding's index of the device
-  uint8_t dtype = kFloat32;               // a DTypeCode
+  uint8_t dtype = 0;                      // a DType code (base/dtype.h) of the tensor that made it
   uint8_t generation = 0;                 // bumped each time the slot is freed
   bool live = false;                      // false while the slot is on the free list
   void* owner = nullptr;                  // opaque to the core: the binding's weak reference to the JS owner

@@ -2,7 +2,7 @@
 // with respect to the host only where results are read back (copies).
 #include <cuda_runtime.h>
 
-#include "backends/cuda_check.h"
+#include "backends/cuda/cuda_check.h"
 #include "ops/ops.h"
 #include "ops/rng.h"
 

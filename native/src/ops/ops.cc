@@ -2,7 +2,7 @@
 
 #include <mutex>
 
-#include "core/errors.h"
+#include "base/errors.h"
 
 namespace tsgpu {
 namespace ops {

@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "backends/device_registry.h"
-#include "ops/host_device.h"
+#include "runtime/device_registry.h"
+#include "base/host_device.h"
 
 namespace tsgpu {
 namespace ops {

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "ops/host_device.h"
+#include "base/host_device.h"
 
 namespace tsgpu {
 namespace rng {

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "core/allocator.h"
-#include "core/policy_backend.h"
+#include "backends/policy/policy_backend.h"
 #include "core/trace_replay.h"
 #include "harness.h"
 

@@ -1,5 +1,5 @@
 // Unit tests of allocator settings parsing and byte-size parsing.
-#include "core/errors.h"
+#include "base/errors.h"
 #include "core/format.h"
 #include "core/settings.h"
 #include "harness.h"

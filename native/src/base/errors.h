@@ -51,3 +51,13 @@ class OutOfMemoryError : public Error {
 };
 
 }  // namespace tsgpu
+
+namespace tsgpu {
+
+/** A long op stopped because the user interrupted the cell (code TSGPU_INTERRUPTED). */
+class InterruptedError : public Error {
+ public:
+  explicit InterruptedError(const std::string& message) : Error("TSGPU_INTERRUPTED", message) {}
+};
+
+}  // namespace tsgpu

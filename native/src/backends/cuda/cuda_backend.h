@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "backends/backend.h"
-#include "core/errors.h"
+#include "core/backend.h"
+#include "base/errors.h"
 
 namespace tsgpu {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/backend.h"
+#include "core/backend.h"
 #include "core/allocator.h"
 #include "core/settings.h"
 

@@ -1,4 +1,4 @@
-#include "backends/cpu_backend.h"
+#include "backends/cpu/cpu_backend.h"
 
 #include <unistd.h>
 

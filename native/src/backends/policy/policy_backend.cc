@@ -1,6 +1,6 @@
-#include "core/policy_backend.h"
+#include "backends/policy/policy_backend.h"
 
-#include "core/errors.h"
+#include "base/errors.h"
 
 namespace tsgpu {
 

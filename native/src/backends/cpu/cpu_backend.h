@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <mutex>
 
-#include "backends/backend.h"
+#include "core/backend.h"
 
 namespace tsgpu {
 

@@ -4,7 +4,7 @@
 
 #include <cuda_runtime.h>
 
-#include "backends/cuda_backend.h"
+#include "backends/cuda/cuda_backend.h"
 
 namespace tsgpu {
 

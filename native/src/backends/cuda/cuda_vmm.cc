@@ -1,11 +1,11 @@
-#include "backends/cuda_vmm.h"
+#include "backends/cuda/cuda_vmm.h"
 
 #include <cuda.h>
 #include <dlfcn.h>
 
 #include <vector>
 
-#include "core/errors.h"
+#include "base/errors.h"
 
 namespace tsgpu {
 

@@ -5,7 +5,11 @@
 // policy lives once, in core/allocator, above every backend. Backends must not
 // throw for out-of-memory; they report it by returning nullptr from rawAlloc.
 // Other failures (a broken driver, an invalid pointer) may throw a
-// tsgpu::Error (see core/errors.h).
+// tsgpu::Error (see base/errors.h).
+//
+// The interface belongs to core (the allocator is written against it); the
+// implementations live in backends/{cpu,cuda,policy}, and the device
+// registry (runtime/) puts a backend and an allocator together per device.
 #pragma once
 
 #include <cstddef>
@@ -13,14 +17,10 @@
 #include <cstring>
 #include <string>
 
+#include "base/device.h"
+
 namespace tsgpu {
 
-/** Which kind of memory a backend hands out. */
-enum class DeviceKind {
-  kCpu,     // host memory from malloc; host-addressable
-  kCuda,    // device memory from cudaMalloc; not host-addressable
-  kPolicy,  // address ranges only, no memory behind them (tests, trace replay)
-};
 
 /** Free and total bytes of a device, as cudaMemGetInfo reports them. */
 struct MemInfo {
@@ -79,6 +79,14 @@ class Backend {
   virtual void copyDeviceToDevice(void* dst, const void* src, size_t bytes) {
     std::memcpy(dst, src, bytes);
   }
+
+  /**
+   * Optional. The stream that kernels and copies of this device are queued on
+   * (a cudaStream_t on CUDA); every op of the device runs on it, so memory
+   * freed after an op can be reused by the next op without waiting.
+   * Default: nullptr (synchronous devices).
+   */
+  virtual void* stream() { return nullptr; }
 
   /**
    * Optional. Waits until all work queued on the device has finished.

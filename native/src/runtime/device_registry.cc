@@ -1,10 +1,10 @@
-#include "backends/device_registry.h"
+#include "runtime/device_registry.h"
 
 #include <cctype>
 #include <cstdlib>
 
-#include "backends/cpu_backend.h"
-#include "backends/cuda_backend.h"
+#include "backends/cpu/cpu_backend.h"
+#include "backends/cuda/cuda_backend.h"
 
 namespace tsgpu {
 

@@ -3,9 +3,9 @@
 // which is reported to the allocator as nullptr (its retry path handles it).
 #include <cuda_runtime.h>
 
-#include "backends/cuda_backend.h"
-#include "backends/cuda_check.h"
-#include "backends/cuda_vmm.h"
+#include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/cuda_check.h"
+#include "backends/cuda/cuda_vmm.h"
 
 #include <memory>
 
@@ -17,7 +17,13 @@ class CudaBackend : public Backend {
  public:
   explicit CudaBackend(int index) : index_(index) {
     TSGPU_CUDA_CHECK(cudaSetDevice(index_));
+    // One stream per device for every kernel and copy: work is ordered on it,
+    // so the allocator may hand freed memory to the next op at once. Never
+    // destroyed (the backend lives as long as the process).
+    TSGPU_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   }
+
+  void* stream() override { return stream_; }
 
   DeviceKind kind() const override { return DeviceKind::kCuda; }
   std::string deviceName() const override { return "cuda:" + std::to_string(index_); }
@@ -55,17 +61,21 @@ class CudaBackend : public Backend {
 
   void copyHostToDevice(void* dst, const void* src, size_t bytes) override {
     TSGPU_CUDA_CHECK(cudaSetDevice(index_));
-    TSGPU_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+    // Returns once `src` has been read (pageable memory is staged), so the
+    // caller may reuse it; the copy is ordered before later kernels.
+    TSGPU_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_));
   }
 
   void copyDeviceToHost(void* dst, const void* src, size_t bytes) override {
     TSGPU_CUDA_CHECK(cudaSetDevice(index_));
-    TSGPU_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+    // Reads of values to the host are where the stream is waited for.
+    TSGPU_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
+    TSGPU_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
   void copyDeviceToDevice(void* dst, const void* src, size_t bytes) override {
     TSGPU_CUDA_CHECK(cudaSetDevice(index_));
-    TSGPU_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
+    TSGPU_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_));
   }
 
   void synchronize() override {
@@ -110,6 +120,7 @@ class CudaBackend : public Backend {
     return *vmm_;
   }
   int index_;
+  cudaStream_t stream_ = nullptr;
   std::unique_ptr<CudaVmm> vmm_;
 };
 

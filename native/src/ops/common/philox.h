@@ -1,0 +1,83 @@
+// Philox4x32-10, the counter-based generator behind every random op: the
+// numbers depend only on (seed, counter), so cpu and cuda kernels produce
+// the same values and need no state. Counter c is word (c & 3) of Philox
+// block c >> 2 under key seed. An op reserves counters with
+// OpCall::randomCounters(n) and gives element i the counter offset + i.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "base/host_device.h"
+
+namespace tsgpu {
+namespace philox {
+
+/** The four 32-bit words of Philox4x32-10 block `block` under key `seed`. */
+TSGPU_HD void block(uint64_t seed, uint64_t block, uint32_t out[4]) {
+  uint32_t c0 = static_cast<uint32_t>(block), c1 = static_cast<uint32_t>(block >> 32), c2 = 0, c3 = 0;
+  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
+  for (int round = 0; round < 10; ++round) {
+    const uint64_t p0 = static_cast<uint64_t>(0xD2511F53u) * c0;
+    const uint64_t p1 = static_cast<uint64_t>(0xCD9E8D57u) * c2;
+    const uint32_t hi0 = static_cast<uint32_t>(p0 >> 32), lo0 = static_cast<uint32_t>(p0);
+    const uint32_t hi1 = static_cast<uint32_t>(p1 >> 32), lo1 = static_cast<uint32_t>(p1);
+    c0 = hi1 ^ c1 ^ k0;
+    c1 = lo1;
+    c2 = hi0 ^ c3 ^ k1;
+    c3 = lo0;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  out[0] = c0;
+  out[1] = c1;
+  out[2] = c2;
+  out[3] = c3;
+}
+
+/** 32 random bits for `counter`. */
+TSGPU_HD uint32_t bits(uint64_t seed, uint64_t counter) {
+  uint32_t w[4];
+  block(seed, counter >> 2, w);
+  return w[counter & 3];
+}
+
+/** Uniform float in [0, 1) from 32 bits (24 of them used). */
+TSGPU_HD float toUniformFloat(uint32_t x) { return static_cast<float>(x >> 8) * (1.0f / 16777216.0f); }
+
+/** Uniform double in [0, 1) from two words (53 bits used). */
+TSGPU_HD double toUniformDouble(uint32_t hi, uint32_t lo) {
+  const uint64_t x = (static_cast<uint64_t>(hi) << 21) ^ (lo >> 11);
+  return static_cast<double>(x & ((1ULL << 53) - 1)) * (1.0 / 9007199254740992.0);
+}
+
+/** Uniform float in [0, 1) for `counter`. */
+TSGPU_HD float uniformFloat(uint64_t seed, uint64_t counter) { return toUniformFloat(bits(seed, counter)); }
+
+/** Uniform double in [0, 1) for `counter` (uses words of counter and counter ^ 1 of its block). */
+TSGPU_HD double uniformDouble(uint64_t seed, uint64_t counter) {
+  uint32_t w[4];
+  block(seed, counter >> 2, w);
+  const unsigned lane = static_cast<unsigned>(counter & 3);
+  return toUniformDouble(w[lane], w[lane ^ 1u]);
+}
+
+/**
+ * Standard normal for `counter` by Box–Muller: counters 2j and 2j+1 share
+ * the two uniforms of lanes (2j, 2j+1) of their block (cos and sin branch).
+ * Computed in double so that the float result is the same on cpu and cuda
+ * up to the last bit of the libm/CUDA math functions.
+ */
+TSGPU_HD double normal(uint64_t seed, uint64_t counter) {
+  uint32_t w[4];
+  block(seed, counter >> 2, w);
+  const unsigned lane = static_cast<unsigned>(counter & 3), pair = lane & 2u;
+  const double u1 = 1.0 - (static_cast<double>(w[pair]) + 0.5) * (1.0 / 4294967296.0) ;  // (0, 1)
+  const double u2 = static_cast<double>(w[pair + 1]) * (1.0 / 4294967296.0);
+  const double r = sqrt(-2.0 * log(u1));
+  const double theta = 6.283185307179586476925 * u2;
+  return (lane & 1u) ? r * sin(theta) : r * cos(theta);
+}
+
+}  // namespace philox
+}  // namespace tsgpu
