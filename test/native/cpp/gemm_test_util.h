@@ -28,6 +28,7 @@ struct Case {
   bool broadcastA = false, broadcastB = false;  // batch stride 0
   double alpha = 1.0, beta = 0.0;
   bool nanInC = false;  // C starts as NaN (beta must be 0 for a finite result)
+  bool tf32 = false;    // float32 on CUDA with TF32 allowed (10-bit mantissa inputs)
   int seed = 0;
 
   std::string describe() const {
@@ -145,6 +146,7 @@ class Operands {
     p.n = c_.n;
     p.k = c_.k;
     p.alpha = c_.alpha;
+    p.allowTf32 = c_.tf32;
     p.beta = c_.beta;
     p.a = a_.m;
     p.a.data = a_.bytes.data();
@@ -160,7 +162,7 @@ class Operands {
   /** Compares C's bytes with the float64 reference; returns "" or the first mismatch. */
   std::string compare() const {
     const double tol = c_.type == ScalarType::kFloat64 ? 1e-12
-                       : c_.type == ScalarType::kFloat32 ? 2e-6
+                       : c_.type == ScalarType::kFloat32 ? (c_.tf32 ? 2e-3 : 2e-6)
                        : c_.type == ScalarType::kFloat16 ? 2e-3
                                                          : 1.6e-2;
     for (int64_t bi = 0; bi < c_.batch; ++bi)

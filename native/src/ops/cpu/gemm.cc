@@ -3,12 +3,12 @@
 #include "ops/gemm.h"
 
 #include <algorithm>
-#include <climits>
 #include <memory>
 #include <vector>
 
 #include "backends/cpu/blas_loader.h"
 #include "ops/cpu/gemm_internal.h"
+#include "ops/gemm_plan.h"
 #include "runtime/thread_pool.h"
 
 namespace tsgpu {
@@ -18,51 +18,7 @@ namespace {
 /** Per-matrix work (m·n·k) up to which BLAS runs single-threaded, so a batch is spread over the pool instead. */
 constexpr int64_t kSmallBlasWork = int64_t(1) << 18;
 
-Matrix swapped(const Matrix& m) {
-  Matrix t = m;
-  t.rowStride = m.colStride;
-  t.colStride = m.rowStride;
-  return t;
-}
-
-bool fitsInt(int64_t v) { return v >= 0 && v <= INT_MAX; }
-
-struct BlasCall {
-  int transA, transB, m, n, k, lda, ldb, ldc;
-  Matrix a, b, c;
-};
-
-/** Maps p to a row-major CBLAS call (C^T = B^T·A^T when C is column-major); false when BLAS cannot take it. */
-bool planBlas(const Problem& p, BlasCall* call) {
-  bool ct = false, at = false, bt = false;
-  int64_t ldc = 0, lda = 0, ldb = 0;
-  if (!blasLayout(p.m, p.n, p.c.rowStride, p.c.colStride, &ct, &ldc)) return false;
-  int64_t m = p.m, n = p.n;
-  Matrix a = p.a, b = p.b, c = p.c;
-  if (ct) {
-    std::swap(m, n);
-    a = swapped(p.b);
-    b = swapped(p.a);
-    c = swapped(p.c);
-    if (!blasLayout(m, n, c.rowStride, c.colStride, &ct, &ldc) || ct) return false;
-  }
-  if (!blasLayout(m, p.k, a.rowStride, a.colStride, &at, &lda)) return false;
-  if (!blasLayout(p.k, n, b.rowStride, b.colStride, &bt, &ldb)) return false;
-  for (int64_t v : {m, n, p.k, lda, ldb, ldc})
-    if (!fitsInt(v)) return false;
-  *call = {at ? cpu::kCblasTrans : cpu::kCblasNoTrans,
-           bt ? cpu::kCblasTrans : cpu::kCblasNoTrans,
-           static_cast<int>(m),
-           static_cast<int>(n),
-           static_cast<int>(p.k),
-           static_cast<int>(std::max<int64_t>(lda, 1)),
-           static_cast<int>(std::max<int64_t>(ldb, 1)),
-           static_cast<int>(std::max<int64_t>(ldc, 1)),
-           a,
-           b,
-           c};
-  return true;
-}
+constexpr int kCblasOp[2] = {cpu::kCblasNoTrans, cpu::kCblasTrans};
 
 template <typename T, typename Fn>
 void runBlas(const Problem& p, const BlasCall& call, Fn gemmFn) {
@@ -71,7 +27,7 @@ void runBlas(const Problem& p, const BlasCall& call, Fn gemmFn) {
   T* c = static_cast<T*>(call.c.data);
   const T alpha = static_cast<T>(p.alpha), beta = static_cast<T>(p.beta);
   auto one = [&](int64_t i) {
-    gemmFn(cpu::kCblasRowMajor, call.transA, call.transB, call.m, call.n, call.k, alpha, a + i * call.a.batchStride,
+    gemmFn(cpu::kCblasRowMajor, kCblasOp[call.transA], kCblasOp[call.transB], call.m, call.n, call.k, alpha, a + i * call.a.batchStride,
            call.lda, b + i * call.b.batchStride, call.ldb, beta, c + i * call.c.batchStride, call.ldc);
   };
   if (p.batch > 1 && p.m * p.n * p.k <= kSmallBlasWork) {

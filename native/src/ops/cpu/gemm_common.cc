@@ -1,6 +1,10 @@
-// The device-independent parts of gemm: names, layouts and argument checks.
+// The device-independent parts of gemm: names, layouts, BLAS call plans and
+// argument checks (used by the CPU and the CUDA gemm).
 #include "ops/gemm.h"
+#include "ops/gemm_plan.h"
 
+#include <algorithm>
+#include <climits>
 #include <stdexcept>
 #include <string>
 
@@ -55,6 +59,50 @@ bool blasLayout(int64_t rows, int64_t cols, int64_t rowStride, int64_t colStride
     }
   }
   return false;
+}
+
+namespace {
+
+Matrix swapped(const Matrix& m) {
+  Matrix t = m;
+  t.rowStride = m.colStride;
+  t.colStride = m.rowStride;
+  return t;
+}
+
+bool fitsInt(int64_t v) { return v >= 0 && v <= INT_MAX; }
+
+}  // namespace
+
+bool planBlas(const Problem& p, BlasCall* call) {
+  bool ct = false, at = false, bt = false;
+  int64_t ldc = 0, lda = 0, ldb = 0;
+  if (!blasLayout(p.m, p.n, p.c.rowStride, p.c.colStride, &ct, &ldc)) return false;
+  int64_t m = p.m, n = p.n;
+  Matrix a = p.a, b = p.b, c = p.c;
+  if (ct) {
+    std::swap(m, n);
+    a = swapped(p.b);
+    b = swapped(p.a);
+    c = swapped(p.c);
+    if (!blasLayout(m, n, c.rowStride, c.colStride, &ct, &ldc) || ct) return false;
+  }
+  if (!blasLayout(m, p.k, a.rowStride, a.colStride, &at, &lda)) return false;
+  if (!blasLayout(p.k, n, b.rowStride, b.colStride, &bt, &ldb)) return false;
+  for (int64_t v : {m, n, p.k, lda, ldb, ldc})
+    if (!fitsInt(v)) return false;
+  *call = {at,
+           bt,
+           static_cast<int>(m),
+           static_cast<int>(n),
+           static_cast<int>(p.k),
+           static_cast<int>(std::max<int64_t>(lda, 1)),
+           static_cast<int>(std::max<int64_t>(ldb, 1)),
+           static_cast<int>(std::max<int64_t>(ldc, 1)),
+           a,
+           b,
+           c};
+  return true;
 }
 
 void validate(const Problem& p) {
