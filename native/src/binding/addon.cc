@@ -20,6 +20,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   initStorage(env, exports);
   initMemory(env, exports);
   initOps(env, exports);
+  initLinalg(env, exports);
   exports.Set("setErrorClasses", Napi::Function::New(env, SetErrorClasses, "setErrorClasses"));
 #ifdef TSGPU_WITH_CUDA
   exports.Set("builtWithCuda", Napi::Boolean::New(env, true));

@@ -64,5 +64,8 @@ void initStorage(Napi::Env env, Napi::Object exports);
 void initMemory(Napi::Env env, Napi::Object exports);
 void initOps(Napi::Env env, Napi::Object exports);
 
+// ---- linalg_binding.cc: thread pool size and matmul engines
+void initLinalg(Napi::Env env, Napi::Object exports);
+
 }  // namespace binding
 }  // namespace tsgpu

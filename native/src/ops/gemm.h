@@ -13,7 +13,8 @@
 // backends/cpu/blas_loader.h), a blocked, threaded, vectorized kernel of our
 // own otherwise; float16/bfloat16 are widened to float32 around the float32
 // path. CUDA: cuBLAS loaded at run time (tf32 when allowed), a tiled kernel of
-// our own where cuBLAS cannot be loaded.
+// our own where cuBLAS cannot be loaded; cudaBackendDescription() says which
+// and why, and the TypeScript layer shows that once as a warning.
 #pragma once
 
 #include <cstdint>

@@ -56,5 +56,9 @@
   /* out <- integers uniform in [low, high) from the generator */ \
   X(randint,   "",              "out", "low:int,high:int",                  "numeric", "inplace") \
   /* out <- self + alpha * other, broadcast */ \
-  X(add,       "self,other#",   "out", "alpha:double=1",                    "numeric", "inplace")
+  X(add,       "self,other#",   "out", "alpha:double=1",                    "numeric", "inplace") \
+  /* out [..., m, n] <- alpha * self [..., m, k] @ mat2 [..., k, n] + beta * out (out read only when beta != 0); batch dims broadcast by strides */ \
+  X(gemm,      "self,mat2",     "out", "alpha:double=1,beta:double=0,allowTf32:bool=false", "float", "") \
+  /* weights <- softmax(scale * query @ key^T, masked by mask (bool: keep where true; float: added) and causal); out <- weights @ value */ \
+  X(attention, "query,key,value,mask?", "out,weights", "scale:double,causal:bool=false,allowTf32:bool=false", "float", "")
 // clang-format on

@@ -1,14 +1,12 @@
 // The CUDA gemm: cuBLAS (loaded at run time) through cublasGemmEx /
 // cublasGemmStridedBatchedEx, with TF32 for float32 when allowed; a tiled
-// kernel of our own where cuBLAS cannot be loaded, announced once on stderr
-// with the reason (and through cudaBackendDescription()).
+// kernel of our own where cuBLAS cannot be loaded (cudaBackendDescription()
+// says why; the TypeScript matmul shows it once as a warning).
 //
 // cuBLAS is column-major: the row-major plan C = op(A)·op(B) (ops/gemm_plan.h)
 // runs as C^T = op(B)^T·op(A)^T, i.e. cuBLAS(B, A) with m and n exchanged.
 #include <cuda_runtime.h>
 
-#include <atomic>
-#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -155,14 +153,6 @@ void runCublas(const Problem& p, const BlasCall& call, int device, cudaStream_t 
                              std::to_string(p.m) + " n " + std::to_string(p.n) + " k " + std::to_string(p.k));
 }
 
-std::atomic<bool> gNoticeShown{false};
-
-void noticeOnce() {
-  if (gNoticeShown.exchange(true)) return;
-  std::fprintf(stderr, "tsgpu: CUDA matmul uses the built-in kernel, slower than cuBLAS: %s\n",
-               cublas::api().whyNot.c_str());
-}
-
 /** Checks the layout cuBLAS needs and fills the plan; throws naming the operand otherwise. */
 BlasCall planOrThrow(const Problem& p) {
   BlasCall call;
@@ -199,7 +189,6 @@ void gemmCuda(const Problem& p, int device, void* stream) {
   if (p.k == 0) return runBuiltin(p, s);  // C = beta·C; the built-in kernel handles it
   const BlasCall call = planOrThrow(p);
   if (cublas::api().loaded) return runCublas(p, call, device, s);
-  noticeOnce();
   runBuiltin(p, s);
 }
 
