@@ -4,6 +4,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { DTYPE_TABLE } from './generated/dtypes';
 
 /**
  * Handle of a native storage (one block of device memory): a small
@@ -11,8 +12,8 @@ import * as path from 'path';
  */
 export type StorageHandle = number;
 
-/** Codes of element types, shared with native/src/core/storage.h. */
-export const DTYPE_CODES: Readonly<Record<string, number>> = { float32: 0, int32: 1, float16: 2, bfloat16: 3, uint8: 4 };
+/** Codes of element types (native/src/base/dtype.h, through native/generated/dtypes.ts). */
+export const DTYPE_CODES: Readonly<Record<string, number>> = Object.fromEntries(DTYPE_TABLE.map((r) => [r.name, r.code]));
 
 /** A frame of user code, recorded with allocations when memory history is on. */
 export interface Frame {
@@ -82,18 +83,36 @@ export interface NativeAddon {
   canonicalDevice(device: string): string;
   cudaInfo(): { compiled: boolean; available: boolean; deviceCount: number; reason: string };
   policyReplay(events: Float64Array, settings?: string, capacity?: number): PolicyReplayResult;
-  fill(out: StorageHandle, value: number): void;
-  randn(out: StorageHandle): void;
-  rand(out: StorageHandle): void;
+  /** Runs the op encoded in the buffer given to setOpBuffer (native/ops/dispatch.ts); attrs in op-list order. */
+  op(attrs?: unknown[]): void;
+  /** The Float64Array op() reads its arguments from. */
+  setOpBuffer(buffer: Float64Array): void;
+  /** The op list as the addon parsed it, with the device kinds that have kernels. */
+  opList(): { name: string; inputs: string[]; outputs: string[]; attrs: string[]; dtypes: string; inplace: boolean; kernels: string[] }[];
+  /** The dtype table (native/src/base/dtype.h). */
+  dtypes(): { name: string; code: number; bytes: number; kind: string; signed: boolean }[];
+  /** Kernel registration problems (two kernels for one op and device), one line each. */
+  registryProblems(): string[];
+  /** Copies nbytes from byteOffset of a storage to a new ArrayBuffer (waits for the device). */
+  readBytes(h: StorageHandle, byteOffset: number, nbytes: number): ArrayBuffer;
+  /** Copies a typed array's bytes into a storage at byteOffset. */
+  writeBytes(h: StorageHandle, byteOffset: number, data: ArrayBufferView): void;
+  /** Copies nbytes between two storages on any devices. */
+  copyBytes(dst: StorageHandle, dstByteOffset: number, src: StorageHandle, srcByteOffset: number, nbytes: number): void;
+  /** Seeds the generator and restarts its counter. */
+  manualSeed(seed: number): void;
+  /** The generator's seed. */
+  initialSeed(): number;
   binary(op: 'add' | 'sub' | 'mul' | 'div', out: StorageHandle, a: StorageHandle, b: StorageHandle): void;
   binaryScalar(op: 'add' | 'sub' | 'mul' | 'div', out: StorageHandle, a: StorageHandle, x: number): void;
   matmul(out: StorageHandle, a: StorageHandle, b: StorageHandle, m: number, k: number, n: number): void;
   sum(out: StorageHandle, a: StorageHandle): void;
-  write(out: StorageHandle, data: Float32Array): void;
-  read(a: StorageHandle): Float32Array;
-  copy(dst: StorageHandle, src: StorageHandle): void;
-  manualSeed(seed: number): void;
   setErrorClasses(classes: { OutOfMemoryError: Function }): void;
+  /** Threads CPU ops use (the caller included); setNumThreads(n >= 1). */
+  setNumThreads(n: number): void;
+  getNumThreads(): number;
+  /** What the CPU and CUDA matmuls run on (BLAS found and where, cuBLAS or why not) and the blocked kernel's ISA. */
+  linalgInfo(): { cpu: string; cuda: string; isa: string };
 }
 
 function loadAddon(): NativeAddon {

@@ -5,11 +5,6 @@ import { codedError } from './errors';
 /** A device as users write it: "cpu", "cuda", "cuda:N", or a CUDA ordinal. */
 export type DeviceLike = string | number;
 
-/** Element types. Only float32 is supported by the kernels for now. */
-export type DType = 'float32';
-
-const DTYPES: readonly string[] = ['float32'];
-
 /**
  * Canonical device name ("cpu" or "cuda:N"). A number N means "cuda:N".
  * Throws a clear error for unknown names, and for CUDA devices when CUDA is
@@ -52,16 +47,6 @@ function canonicalize(device: DeviceLike): string {
   return native.canonicalDevice(device.trim());
 }
 
-/** Checks a dtype name. */
-export function normalizeDtype(dtype: string | undefined): DType {
-  if (dtype === undefined || dtype === 'float32') return 'float32';
-  const d = dtype;
-  if (!DTYPES.includes(d)) {
-    throw codedError('TSGPU_ARG', `unsupported dtype '${d}' (supported: ${DTYPES.join(', ')})`);
-  }
-  return d as DType;
-}
-
 /** A shape given as a number or an array; checks every dimension. */
 export function normalizeShape(shape: number | readonly number[]): number[] {
   const dims = typeof shape === 'number' ? [shape] : Array.isArray(shape) ? shape.slice() : null;
@@ -83,9 +68,4 @@ export function numelOf(shape: readonly number[]): number {
   let n = 1;
   for (let i = 0; i < shape.length; i++) n *= shape[i];
   return n;
-}
-
-/** Bytes per element of a dtype. */
-export function dtypeSize(dtype: DType): number {
-  return dtype === 'float32' ? 4 : 4;
 }

@@ -1,142 +1,103 @@
-/** The Tensor class: a shape, a dtype and a storage on one device. */
-import * as path from 'path';
-import { DTYPE_CODES, Frame, native, nextStorageId, StorageHandle } from './addon';
-import { DType, DeviceLike, deviceSlot, dtypeSize, normalizeDevice, numelOf } from './device';
+/**
+ * The Tensor class: a view of a Storage — an offset, sizes, strides (in
+ * elements) and a dtype. Views (view, transpose, slice, expand, ...) share
+ * their base's storage, so an in-place op on a view writes through to the
+ * base, and the memory statistics count the storage once.
+ *
+ * The methods of the ops are installed by the modules in native/ops/ (each
+ * declares its methods on this class through module augmentation), so that
+ * this file holds only what every tensor is.
+ */
+import { StorageHandle } from './addon';
+import { DType, dtypeSize } from './dtype';
 import { codedError } from './errors';
 import { track } from './scope';
+import { Storage } from './storage';
 
-const historyDevices = new Set<string>();
+export { setFrameMapper, setStackCapture, FrameMapper } from './storage';
 
-/** Turns capture of the user's stack for new tensors on `device` on or off (memory history). */
-export function setStackCapture(device: string, on: boolean): void {
-  if (on) historyDevices.add(device);
-  else historyDevices.delete(device);
-}
-
-// The runtime's own frames are left out: compiled (dist/native) and, when
-// stack traces are source-mapped, the TypeScript sources (native/).
-const runtimeDirs = [__dirname + path.sep, path.resolve(__dirname, '..', '..', 'native') + path.sep];
-
-/**
- * Maps a position in a script to what the user wrote, e.g. a notebook
- * kernel's generated cell script `tsgpu-cell-7`, line 12 → `{ label: "Cell In[4]", line: 2 }`.
- * Returns null (or undefined) for positions it does not know.
- */
-export type FrameMapper = (file: string, line: number, column: number) => { label: string; line: number } | null | undefined;
-
-let frameMapper: FrameMapper | null = null;
-
-/**
- * Sets the mapper applied to the user's frames when memory history records
- * who allocated (null removes it). A host that loads the runtime lazily may
- * instead put the function on `globalThis[Symbol.for("tsgpu.frameMapper")]`
- * before the runtime loads; a mapper set here takes precedence.
- */
-export function setFrameMapper(fn: FrameMapper | null): void {
-  if (fn !== null && typeof fn !== 'function') {
-    throw codedError('TSGPU_ARG', `expected a function or null for the frame mapper, got ${typeof fn}`);
-  }
-  frameMapper = fn;
-}
-
-const globalMapperKey = Symbol.for('tsgpu.frameMapper');
-
-function activeMapper(): FrameMapper | null {
-  if (frameMapper) return frameMapper;
-  const g = (globalThis as Record<symbol, unknown>)[globalMapperKey];
-  return typeof g === 'function' ? (g as FrameMapper) : null;
-}
-
-/** Frames of the code that is creating a tensor, innermost first, without the runtime's own. */
-function captureFrames(): Frame[] {
-  const mapper = activeMapper();
-  const holder: { stack?: string } = {};
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 32;
-  Error.captureStackTrace(holder, captureFrames);
-  Error.stackTraceLimit = limit;
-  const frames: Frame[] = [];
-  for (const text of (holder.stack ?? '').split('\n').slice(1)) {
-    const m = /^\s*at (?:(.*?) \()?(.*?):(\d+):(\d+)\)?$/.exec(text);
-    if (!m) continue;
-    const filename = m[2];
-    if (filename.startsWith('node:') || runtimeDirs.some((d) => filename.startsWith(d))) continue;
-    const line = Number(m[3]);
-    const column = Number(m[4]);
-    let mapped: { label: string; line: number } | null | undefined = null;
-    if (mapper) {
-      try {
-        mapped = mapper(filename, line, column);
-      } catch {
-        mapped = null; // a failing mapper must not break allocation
-      }
-    }
-    if (mapped && typeof mapped.label === 'string' && Number.isFinite(mapped.line)) {
-      frames.push({ filename: mapped.label, line: mapped.line, column: 0, name: m[1] ?? '' });
-    } else {
-      frames.push({ filename, line, column, name: m[1] ?? '' });
-    }
-    if (frames.length >= 16) break;
-  }
-  return frames;
-}
-
-/**
- * Allocates an uninitialized tensor (internal building block of the
- * factories and ops).
- */
-export function allocate(shape: number[], device: string, dtype: DType): Tensor {
-  return new Tensor(shape, device, dtype);
-}
-
-function formatShape(shape: readonly number[]): string {
+/** `[2, 3]`, as error messages write shapes. */
+export function formatShape(shape: readonly number[]): string {
   return `[${shape.join(', ')}]`;
 }
 
+/** Row-major strides of a dense tensor of `shape` (PyTorch's: size-1 dims count as 1). */
+export function contiguousStrides(shape: readonly number[]): number[] {
+  const strides = new Array<number>(shape.length);
+  let s = 1;
+  for (let d = shape.length - 1; d >= 0; d--) {
+    strides[d] = s;
+    s *= shape[d] > 1 ? shape[d] : 1;
+  }
+  return strides;
+}
+
+/** Whether (shape, strides) is dense row-major (size-1 dims may have any stride). */
+export function stridesAreContiguous(shape: readonly number[], strides: readonly number[]): boolean {
+  let expected = 1;
+  for (let d = shape.length - 1; d >= 0; d--) {
+    if (shape[d] === 1) continue;
+    if (strides[d] !== expected) return false;
+    expected *= shape[d];
+  }
+  return true;
+}
+
+/** Most dimensions a tensor may have (native/src/runtime/tensor_view.h). */
+export const MAX_DIMS = 16;
+
 /**
  * An n-dimensional array of numbers on one device ("cpu" or "cuda:N").
- * Its memory comes from the device's caching allocator and is freed by
- * `dispose()`, by `using`, by `torch.tidy`, or when the tensor is garbage
- * collected.
+ * Its memory (a Storage, shared with its views) comes from the device's
+ * caching allocator; `dispose()`, `using`, `torch.tidy` or garbage collection
+ * give it back.
  */
 export class Tensor {
-  /** Size of each dimension. */
+  /** Size of each dimension (do not modify). */
   readonly shape: number[];
-  /** Device the data lives on: "cpu" or "cuda:N". */
-  readonly device: string;
   /** Element type. */
   readonly dtype: DType;
+  /** Device the data lives on: "cpu" or "cuda:N". */
+  readonly device: string;
   /** Number of elements. */
   readonly numel: number;
-  /** Bytes of data (numel × element size). */
-  readonly nbytes: number;
-  /** Unique id of the storage, as listed by `torch.memory.liveTensors()`. */
-  readonly id: number;
-  // The storage's handle in the addon (-1 once disposed). The addon holds
-  // only a weak reference to this object and frees the storage when this
-  // object is garbage collected.
-  private handle: StorageHandle;
+  // Strides in elements, offset of element [0, ...] in the storage, and the
+  // storage (null once this tensor was disposed).
+  private readonly strides_: number[];
+  private readonly offset_: number;
+  private storage_: Storage | null;
 
   /**
-   * @internal Allocates uninitialized memory for `shape` on a canonical
-   * `device`. Use the factories (`torch.empty`, `torch.randn`, ...) instead.
+   * @internal A view of `storage`. Use the factories (`torch.empty`, ...) and
+   * view methods (`view`, `transpose`, ...) instead.
    */
-  constructor(shape: number[], device: string, dtype: DType) {
+  constructor(storage: Storage, shape: number[], strides: number[], offset: number, dtype: DType) {
     this.shape = shape;
-    this.device = device;
     this.dtype = dtype;
-    this.numel = numelOf(shape);
-    this.nbytes = this.numel * dtypeSize(dtype);
-    this.id = nextStorageId();
-    this.handle = -1;
-    const frames = historyDevices.size > 0 && historyDevices.has(device) ? captureFrames() : null;
-    this.handle = native.alloc(this, deviceSlot(device), this.nbytes, DTYPE_CODES[dtype], this.id, frames);
+    this.device = storage.device;
+    let n = 1;
+    for (let i = 0; i < shape.length; i++) n *= shape[i];
+    this.numel = n;
+    this.strides_ = strides;
+    this.offset_ = offset;
+    this.storage_ = storage;
+    storage.retain();
     track(this);
   }
 
-  /** True once `dispose()` has freed the tensor's memory. */
-  get isDisposed(): boolean {
-    return this.handle < 0;
+  /** Id of the storage, as listed by `torch.memory.liveTensors()` (views share it). */
+  get id(): number {
+    return this.storage_ ? this.storage_.id : -1;
+  }
+
+  /** Bytes of the elements (numel × itemsize), as PyTorch's nbytes. */
+  get nbytes(): number {
+    return this.numel * dtypeSize(this.dtype);
+  }
+
+  /** Bytes of one element. */
+  get itemsize(): number {
+    return dtypeSize(this.dtype);
   }
 
   /** Number of dimensions. */
@@ -144,22 +105,78 @@ export class Tensor {
     return this.shape.length;
   }
 
-  /** @internal The live storage; throws TSGPU_DISPOSED after dispose(). */
-  storage(): StorageHandle {
-    if (this.handle < 0) {
+  /** Number of dimensions (PyTorch's dim()). */
+  dim(): number {
+    return this.shape.length;
+  }
+
+  /** The shape, or the size of dimension `dim` (negative counts from the end). */
+  size(): number[];
+  size(dim: number): number;
+  size(dim?: number): number[] | number {
+    if (dim === undefined) return this.shape.slice();
+    return this.shape[this.normDim(dim, 'size')];
+  }
+
+  /** The strides in elements, or the stride of dimension `dim`. */
+  stride(): number[];
+  stride(dim: number): number;
+  stride(dim?: number): number[] | number {
+    if (dim === undefined) return this.strides_.slice();
+    return this.strides_[this.normDim(dim, 'stride')];
+  }
+
+  /** Offset of element [0, ...] in the storage, in elements. */
+  storageOffset(): number {
+    return this.offset_;
+  }
+
+  /** True when the elements are dense in row-major order. */
+  isContiguous(): boolean {
+    return stridesAreContiguous(this.shape, this.strides_);
+  }
+
+  /** True once `dispose()` has released this tensor. */
+  get isDisposed(): boolean {
+    return this.storage_ === null;
+  }
+
+  /** The storage this tensor views (shared with its views). */
+  untypedStorage(): Storage {
+    return this.liveStorage();
+  }
+
+  /** @internal The storage; throws TSGPU_DISPOSED once disposed. */
+  liveStorage(): Storage {
+    const s = this.storage_;
+    if (s === null || s.isFreed) {
       throw codedError(
         'TSGPU_DISPOSED',
         `Tensor was disposed (shape ${formatShape(this.shape)}, device ${this.device}): it can no longer be used`,
       );
     }
-    return this.handle;
+    return s;
   }
 
-  /** Frees the tensor's memory now (returns it to the allocator's cache). Safe to call twice. */
+  /** @internal The storage's handle in the addon. */
+  handle(): StorageHandle {
+    return this.liveStorage().liveHandle();
+  }
+
+  /** @internal Strides without a copy (do not modify). */
+  get rawStrides(): readonly number[] {
+    return this.strides_;
+  }
+
+  /**
+   * Releases this tensor: its storage goes back to the allocator's cache
+   * once no other undisposed view uses it. Safe to call twice.
+   */
   dispose(): void {
-    if (this.handle < 0) return;
-    native.free(this.handle);
-    this.handle = -1;
+    const s = this.storage_;
+    if (s === null) return;
+    this.storage_ = null;
+    s.release();
   }
 
   /** Same as `dispose()`, for `using t = torch.randn(...)`. */
@@ -167,115 +184,34 @@ export class Tensor {
     this.dispose();
   }
 
-  /** Copies the data to a new Float32Array on the host. */
-  data(): Float32Array {
-    return native.read(this.storage());
-  }
-
-  /** The elements as a flat array of numbers (row-major), copied to the host. */
-  toArray(): number[] {
-    return Array.from(this.data());
-  }
-
-  /** The single value of a one-element tensor. */
-  item(): number {
-    if (this.numel !== 1) {
-      throw codedError('TSGPU_ARG', `item() needs a tensor with one element, this one has ${this.numel}`);
-    }
-    return this.data()[0];
-  }
-
-  private binary(op: 'add' | 'sub' | 'mul' | 'div', other: Tensor | number): Tensor {
-    const a = this.storage();
-    if (typeof other !== 'number') {
-      if (!(other instanceof Tensor)) throw codedError('TSGPU_ARG', `expected a Tensor or a number for other`);
-      if (other.device !== this.device) {
-        throw codedError(
-          'TSGPU_ARG',
-          `expected both tensors on the same device, but found ${this.device} and ${other.device}`,
-        );
-      }
-      if (other.shape.length !== this.shape.length || other.shape.some((d, i) => d !== this.shape[i])) {
-        throw codedError(
-          'TSGPU_ARG',
-          `shapes ${formatShape(this.shape)} and ${formatShape(other.shape)} differ (broadcasting is not supported yet)`,
-        );
-      }
-    }
-    const out = allocate([...this.shape], this.device, this.dtype);
-    if (typeof other === 'number') native.binaryScalar(op, out.storage(), a, other);
-    else native.binary(op, out.storage(), a, other.storage());
-    return out;
-  }
-
-  /** Elementwise `this + other` (a tensor of the same shape, or a number). */
-  add(other: Tensor | number): Tensor {
-    return this.binary('add', other);
-  }
-
-  /** Elementwise `this - other`. */
-  sub(other: Tensor | number): Tensor {
-    return this.binary('sub', other);
-  }
-
-  /** Elementwise `this * other`. */
-  mul(other: Tensor | number): Tensor {
-    return this.binary('mul', other);
-  }
-
-  /** Elementwise `this / other`. */
-  div(other: Tensor | number): Tensor {
-    return this.binary('div', other);
-  }
-
-  /** Matrix product of two 2-D tensors: [m, k] · [k, n] → [m, n]. */
-  matmul(other: Tensor): Tensor {
-    if (this.shape.length !== 2 || other.shape.length !== 2 || this.shape[1] !== other.shape[0]) {
+  /** @internal A dimension index in [0, ndim) from one that may be negative. */
+  normDim(dim: number, op: string, ndim = this.shape.length): number {
+    const n = Math.max(ndim, 1);
+    if (!Number.isInteger(dim) || dim < -n || dim >= n) {
       throw codedError(
         'TSGPU_ARG',
-        `matmul needs [m, k] and [k, n] tensors, got ${formatShape(this.shape)} and ${formatShape(other.shape)}`,
+        `${op}: dimension ${dim} is out of range for a tensor of ${ndim} dimension${ndim === 1 ? '' : 's'} (expected -${n} to ${n - 1})`,
       );
     }
-    if (other.device !== this.device) {
-      throw codedError('TSGPU_ARG', `expected both tensors on the same device, but found ${this.device} and ${other.device}`);
-    }
-    const [m, k] = this.shape;
-    const n = other.shape[1];
-    const out = allocate([m, n], this.device, this.dtype);
-    native.matmul(out.storage(), this.storage(), other.storage(), m, k, n);
-    return out;
+    return dim < 0 ? dim + n : dim;
   }
+}
 
-  /** Sum of all elements, as a 0-dimensional tensor on the same device. */
-  sum(): Tensor {
-    const a = this.storage();
-    const out = allocate([], this.device, this.dtype);
-    native.sum(out.storage(), a);
-    return out;
+/** A new dense tensor of `shape` on a canonical `device`, elements uninitialized. */
+export function emptyTensor(shape: number[], dtype: DType, device: string): Tensor {
+  if (shape.length > MAX_DIMS) {
+    throw codedError('TSGPU_ARG', `a tensor has at most ${MAX_DIMS} dimensions, got ${shape.length}`);
   }
+  let n = 1;
+  for (let i = 0; i < shape.length; i++) n *= shape[i];
+  const storage = new Storage(n * dtypeSize(dtype), device, dtype, shape.slice());
+  return new Tensor(storage, shape, contiguousStrides(shape), 0, dtype);
+}
 
-  /** A copy on `device` (returns a new tensor even when the device is the same). */
-  to(device: DeviceLike): Tensor {
-    const target = normalizeDevice(device);
-    const src = this.storage();
-    const out = allocate([...this.shape], target, this.dtype);
-    native.copy(out.storage(), src);
-    return out;
+/** A view of `base`'s storage with other sizes, strides and offset (same dtype). */
+export function viewOf(base: Tensor, shape: number[], strides: number[], offset: number): Tensor {
+  if (shape.length > MAX_DIMS) {
+    throw codedError('TSGPU_ARG', `a tensor has at most ${MAX_DIMS} dimensions, got ${shape.length}`);
   }
-
-  /** A copy on the same device. */
-  clone(): Tensor {
-    return this.to(this.device);
-  }
-
-  /** e.g. `Tensor(shape=[1000, 1000], dtype=float32, device=cpu)`. */
-  toString(): string {
-    const disposed = this.handle < 0 ? ', disposed' : '';
-    return `Tensor(shape=${formatShape(this.shape)}, dtype=${this.dtype}, device=${this.device}${disposed})`;
-  }
-
-  /** What console.log and the REPL show. */
-  [Symbol.for('nodejs.util.inspect.custom')](): string {
-    return this.toString();
-  }
+  return new Tensor(base.liveStorage(), shape, strides, offset, base.dtype);
 }

@@ -14,9 +14,9 @@ if (!available) {
   console.log(`CUDA tests skipped: ${torch.cuda.unavailableReason()}`);
 }
 
-function maxAbsDiff(a: number[], b: number[]): number {
+function maxAbsDiff(a: ArrayLike<unknown>, b: ArrayLike<unknown>): number {
   let m = 0;
-  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(Number(a[i]) - Number(b[i])));
   return m;
 }
 
@@ -54,9 +54,9 @@ describe('cuda', () => {
     const cm = ga.to('cpu').matmul(gb.to('cpu'));
     expect(maxAbsDiff(gm.toArray(), cm.toArray())).toBeLessThan(1e-4);
 
-    const t = torch.tensor([[1, 2], [3, 4]], { device: 'cuda:0' });
-    expect(t.matmul(t).toArray()).toEqual([7, 10, 15, 22]);
-    expect(torch.full([3], 2.5, { device: 'cuda' }).toArray()).toEqual([2.5, 2.5, 2.5]);
+    const t = torch.tensor([[1, 2], [3, 4]], { device: 'cuda:0', dtype: 'float32' });
+    expect(t.matmul(t).tolist()).toEqual([[7, 10], [15, 22]]);
+    expect(torch.full([3], 2.5, { device: 'cuda' }).tolist()).toEqual([2.5, 2.5, 2.5]);
     [gx, cx, gy, cy, ga, gb, gm, cm, t].forEach((x) => x.dispose());
   });
 

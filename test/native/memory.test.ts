@@ -329,10 +329,10 @@ describe('arguments and devices', () => {
     }
   });
 
-  test('toString and inspect', () => {
-    const t = torch.empty([1000, 1000]);
-    expect(String(t)).toBe('Tensor(shape=[1000, 1000], dtype=float32, device=cpu)');
-    expect(require('util').inspect(t)).toBe('Tensor(shape=[1000, 1000], dtype=float32, device=cpu)');
+  test('toString and inspect print as PyTorch does', () => {
+    const t = torch.tensor([[1.5, -2], [3, 4]], { dtype: 'float32' });
+    expect(String(t)).toBe('tensor([[ 1.5000, -2.0000],\n        [ 3.0000,  4.0000]])');
+    expect(require('util').inspect(t)).toBe(String(t));
     t.dispose();
   });
 
@@ -344,12 +344,12 @@ describe('arguments and devices', () => {
     expect(a.toArray()).toEqual(b.toArray());
     const mean = a.sum().item() / 1000;
     expect(Math.abs(mean)).toBeLessThan(0.15);
-    const m = torch.tensor([[1, 2], [3, 4]]);
-    expect(m.matmul(m).toArray()).toEqual([7, 10, 15, 22]);
-    expect(m.add(m).toArray()).toEqual([2, 4, 6, 8]);
-    expect(m.mul(3).toArray()).toEqual([3, 6, 9, 12]);
-    expect(torch.full([2], 7).toArray()).toEqual([7, 7]);
-    expect(m.to('cpu').toArray()).toEqual([1, 2, 3, 4]);
+    const m = torch.tensor([[1, 2], [3, 4]], { dtype: 'float32' });
+    expect(m.matmul(m).tolist()).toEqual([[7, 10], [15, 22]]);
+    expect(m.add(m).tolist()).toEqual([[2, 4], [6, 8]]);
+    expect(m.mul(3).tolist()).toEqual([[3, 6], [9, 12]]);
+    expect(torch.full([2], 7).tolist()).toEqual([7, 7]);
+    expect(m.to('cpu').tolist()).toEqual([[1, 2], [3, 4]]);
     [a, b, m].forEach((t) => t.dispose());
   });
 

@@ -239,4 +239,31 @@ struct OpMath<BFloat16> {
 template <typename T>
 using OpMathType = typename OpMath<T>::type;
 
+/**
+ * Calls f(T{}) with T the CppType of `t`, e.g.
+ *   visitDType(v.dtype, [&](auto tag) { using T = decltype(tag); fillTyped<T>(v); });
+ * Host code only (a dispatch from a dtype known at run time to a template).
+ */
+template <typename F>
+void visitDType(DType t, F&& f) {
+  switch (t) {
+#define TSGPU_DTYPE_VISIT(Name, name, code, CppT, bytes, kind, sgn) \
+  case DType::k##Name:                                              \
+    f(CppT{});                                                      \
+    return;
+    TSGPU_FOR_EACH_DTYPE(TSGPU_DTYPE_VISIT)
+#undef TSGPU_DTYPE_VISIT
+  }
+}
+
+/**
+ * Converts one element to another element type as PyTorch's casts do:
+ * through the compute types (float for Half/BFloat16), so Half -> int8 is
+ * int8(float(h)); to bool is `value != 0`.
+ */
+template <typename To, typename From>
+TSGPU_HD To castValue(From x) {
+  return static_cast<To>(static_cast<OpMathType<To>>(static_cast<OpMathType<From>>(x)));
+}
+
 }  // namespace tsgpu

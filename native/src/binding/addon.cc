@@ -20,6 +20,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   initStorage(env, exports);
   initMemory(env, exports);
   initOps(env, exports);
+  initOpBinding(env, exports);
+  initTransfer(env, exports);
   initLinalg(env, exports);
   exports.Set("setErrorClasses", Napi::Function::New(env, SetErrorClasses, "setErrorClasses"));
 #ifdef TSGPU_WITH_CUDA

@@ -56,13 +56,19 @@ Napi::Object contextToJs(Napi::Env env, const Context& context);
 StorageTable& storages();
 /** The live storage behind handle argument `i` (a number); throws TSGPU_DISPOSED if freed. */
 StorageRecord& argStorage(const Napi::CallbackInfo& info, size_t i);
+/** The device of a slot from deviceSlot(), or nullptr. */
+Device* slotDevice(uint32_t slot);
 /** Frees storages whose JS owners were garbage collected; returns how many. */
 size_t sweepCollected(napi_env env);
 void initStorage(Napi::Env env, Napi::Object exports);
 
-// ---- memory_binding.cc / ops_binding.cc
+// ---- memory_binding.cc / ops_binding.cc / op_binding.cc
 void initMemory(Napi::Env env, Napi::Object exports);
 void initOps(Napi::Env env, Napi::Object exports);
+/** readBytes, writeBytes, copyBytes, manualSeed, initialSeed. */
+void initTransfer(Napi::Env env, Napi::Object exports);
+/** The generic op entry point (op), the op list and dtype table exports. */
+void initOpBinding(Napi::Env env, Napi::Object exports);
 
 // ---- linalg_binding.cc: thread pool size and matmul engines
 void initLinalg(Napi::Env env, Napi::Object exports);

@@ -1,4 +1,6 @@
-// Tensor ops over storages: argument checks and dispatch to ops/.
+// The first float32 ops over whole contiguous storages (binary, binaryScalar,
+// matmul, sum), kept until their kernels move to the op registry; new ops go
+// through op_binding.cc.
 #include <cstring>
 #include <vector>
 
@@ -37,30 +39,6 @@ ops::Binary binaryOp(const std::string& name) {
   if (name == "mul") return ops::Binary::kMul;
   if (name == "div") return ops::Binary::kDiv;
   throw ArgumentError("unknown binary op '" + name + "'");
-}
-
-Napi::Value Fill(const Napi::CallbackInfo& info) {
-  return guarded(info, [&]() -> Napi::Value {
-    Operand out = operand(info, 0);
-    ops::fill(*out.device, out.data(), out.numel(), static_cast<float>(argNumber(info, 1, "value")));
-    return info.Env().Undefined();
-  });
-}
-
-Napi::Value Randn(const Napi::CallbackInfo& info) {
-  return guarded(info, [&]() -> Napi::Value {
-    Operand out = operand(info, 0);
-    ops::randn(*out.device, out.data(), out.numel());
-    return info.Env().Undefined();
-  });
-}
-
-Napi::Value Rand(const Napi::CallbackInfo& info) {
-  return guarded(info, [&]() -> Napi::Value {
-    Operand out = operand(info, 0);
-    ops::rand(*out.device, out.data(), out.numel());
-    return info.Env().Undefined();
-  });
 }
 
 // binary(op, out, a, b): out = a op b, elementwise over equal sizes.
@@ -113,66 +91,11 @@ Napi::Value Sum(const Napi::CallbackInfo& info) {
   });
 }
 
-Napi::Value Write(const Napi::CallbackInfo& info) {
-  return guarded(info, [&]() -> Napi::Value {
-    Operand out = operand(info, 0);
-    if (!info[1].IsTypedArray()) throwJs(info.Env(), "TSGPU_ARG", "expected a Float32Array for data");
-    Napi::Float32Array src = info[1].As<Napi::Float32Array>();
-    if (src.ElementLength() != out.numel())
-      throw ArgumentError("data has " + std::to_string(src.ElementLength()) + " elements, the tensor " +
-                          std::to_string(out.numel()));
-    if (out.rec->nbytes) out.device->backend->copyHostToDevice(out.data(), src.Data(), out.rec->nbytes);
-    return info.Env().Undefined();
-  });
-}
-
-Napi::Value Read(const Napi::CallbackInfo& info) {
-  return guarded(info, [&]() -> Napi::Value {
-    Operand a = operand(info, 0);
-    Napi::Float32Array dst = Napi::Float32Array::New(info.Env(), a.numel());
-    if (a.rec->nbytes) a.device->backend->copyDeviceToHost(dst.Data(), a.data(), a.rec->nbytes);
-    return dst;
-  });
-}
-
-// copy(dst, src): any pair of devices; equal byte sizes.
-Napi::Value Copy(const Napi::CallbackInfo& info) {
-  return guarded(info, [&]() -> Napi::Value {
-    StorageRecord& dst = argStorage(info, 0);
-    StorageRecord& src = argStorage(info, 1);
-    if (dst.nbytes != src.nbytes) throw ArgumentError("copy between storages of different sizes");
-    if (dst.nbytes == 0) return info.Env().Undefined();
-    Device& dd = DeviceRegistry::instance().get(dst.device);
-    Device& sd = DeviceRegistry::instance().get(src.device);
-    if (&dd == &sd) {
-      dd.backend->copyDeviceToDevice(dst.data(), src.data(), dst.nbytes);
-    } else if (sd.kind == DeviceKind::kCpu) {
-      dd.backend->copyHostToDevice(dst.data(), src.data(), dst.nbytes);
-    } else if (dd.kind == DeviceKind::kCpu) {
-      sd.backend->copyDeviceToHost(dst.data(), src.data(), dst.nbytes);
-    } else {
-      std::vector<char> bounce(dst.nbytes);
-      sd.backend->copyDeviceToHost(bounce.data(), src.data(), dst.nbytes);
-      dd.backend->copyHostToDevice(dst.data(), bounce.data(), dst.nbytes);
-    }
-    return info.Env().Undefined();
-  });
-}
-
-Napi::Value ManualSeed(const Napi::CallbackInfo& info) {
-  return guarded(info, [&]() -> Napi::Value {
-    ops::manualSeed(argCount(info, 0, "seed"));
-    return info.Env().Undefined();
-  });
-}
-
 }  // namespace
 
 void initOps(Napi::Env env, Napi::Object exports) {
   const std::pair<const char*, Napi::Function::Callback> fns[] = {
-      {"fill", Fill}, {"randn", Randn}, {"rand", Rand},   {"binary", Binary}, {"binaryScalar", BinaryScalar},         {"matmul", Matmul},
-      {"sum", Sum},   {"write", Write}, {"read", Read},   {"copy", Copy},             {"manualSeed", ManualSeed},
-  };
+      {"binary", Binary}, {"binaryScalar", BinaryScalar}, {"matmul", Matmul}, {"sum", Sum}};
   for (const auto& f : fns) exports.Set(f.first, Napi::Function::New(env, f.second, f.first));
 }
 

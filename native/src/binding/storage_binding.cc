@@ -242,6 +242,8 @@ Napi::Value ExternalMemoryInfo(const Napi::CallbackInfo& info) {
 
 }  // namespace
 
+Device* slotDevice(uint32_t slot) { return slot < gSlots.size() ? gSlots[slot] : nullptr; }
+
 StorageTable& storages() {
   static StorageTable* table = new StorageTable();
   return *table;

@@ -89,6 +89,12 @@ class Backend {
   virtual void* stream() { return nullptr; }
 
   /**
+   * Optional. Makes this device current on the calling thread before its
+   * kernels are launched (cudaSetDevice). Default: nothing to do.
+   */
+  virtual void activate() {}
+
+  /**
    * Optional. Waits until all work queued on the device has finished.
    * Default: nothing to wait for (synchronous backends).
    */

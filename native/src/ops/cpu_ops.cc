@@ -3,22 +3,9 @@
 #include <cmath>
 
 #include "ops/ops.h"
-#include "ops/rng.h"
 
 namespace tsgpu {
 namespace cpu {
-
-void fill(float* out, size_t n, float value) {
-  for (size_t i = 0; i < n; ++i) out[i] = value;
-}
-
-void randn(float* out, size_t n, uint64_t seed, uint64_t offset) {
-  for (size_t i = 0; i < n; ++i) out[i] = rng::normal(seed, offset, i);
-}
-
-void rand(float* out, size_t n, uint64_t seed, uint64_t offset) {
-  for (size_t i = 0; i < n; ++i) out[i] = rng::uniform(seed, offset + i);
-}
 
 void binary(ops::Binary op, float* out, const float* a, const float* b, size_t n) {
   for (size_t i = 0; i < n; ++i) out[i] = ops::apply(op, a[i], b[i]);

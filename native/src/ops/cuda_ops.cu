@@ -1,10 +1,9 @@
-// CUDA kernels for the same ops as cpu_ops.cc. Launches are synchronous
-// with respect to the host only where results are read back (copies).
+// CUDA kernels for the same ops as cpu_ops.cc, queued on the device's stream
+// (asynchronous; reads to the host wait for the stream).
 #include <cuda_runtime.h>
 
 #include "backends/cuda/cuda_check.h"
 #include "ops/ops.h"
-#include "ops/rng.h"
 
 namespace tsgpu {
 namespace cuda {
@@ -19,21 +18,6 @@ unsigned blocksFor(size_t n) {
   return static_cast<unsigned>(b > 65535u * 16u ? 65535u * 16u : (b == 0 ? 1 : b));
 }
 
-
-__global__ void fillKernel(float* out, size_t n, float value) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-    out[i] = value;
-}
-
-__global__ void randnKernel(float* out, size_t n, uint64_t seed, uint64_t offset) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-    out[i] = rng::normal(seed, offset, i);
-}
-
-__global__ void randKernel(float* out, size_t n, uint64_t seed, uint64_t offset) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-    out[i] = rng::uniform(seed, offset + i);
-}
 
 __global__ void binaryKernel(ops::Binary op, float* out, const float* a, const float* b, size_t n) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
@@ -82,50 +66,32 @@ void checkLaunch(const char* what) {
 
 }  // namespace
 
-void fill(int device, float* out, size_t n, float value) {
+void binary(int device, void* stream, ops::Binary op, float* out, const float* a, const float* b, size_t n) {
   TSGPU_CUDA_CHECK(cudaSetDevice(device));
-  fillKernel<<<blocksFor(n), kThreads>>>(out, n, value);
-  checkLaunch("fillKernel<<<>>>");
-}
-
-void randn(int device, float* out, size_t n, uint64_t seed, uint64_t offset) {
-  TSGPU_CUDA_CHECK(cudaSetDevice(device));
-  randnKernel<<<blocksFor(n), kThreads>>>(out, n, seed, offset);
-  checkLaunch("randnKernel<<<>>>");
-}
-
-void rand(int device, float* out, size_t n, uint64_t seed, uint64_t offset) {
-  TSGPU_CUDA_CHECK(cudaSetDevice(device));
-  randKernel<<<blocksFor(n), kThreads>>>(out, n, seed, offset);
-  checkLaunch("randKernel<<<>>>");
-}
-
-void binary(int device, ops::Binary op, float* out, const float* a, const float* b, size_t n) {
-  TSGPU_CUDA_CHECK(cudaSetDevice(device));
-  binaryKernel<<<blocksFor(n), kThreads>>>(op, out, a, b, n);
+  binaryKernel<<<blocksFor(n), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(op, out, a, b, n);
   checkLaunch("binaryKernel<<<>>>");
 }
 
-void binaryScalar(int device, ops::Binary op, float* out, const float* a, float scalar, size_t n) {
+void binaryScalar(int device, void* stream, ops::Binary op, float* out, const float* a, float scalar, size_t n) {
   TSGPU_CUDA_CHECK(cudaSetDevice(device));
-  binaryScalarKernel<<<blocksFor(n), kThreads>>>(op, out, a, scalar, n);
+  binaryScalarKernel<<<blocksFor(n), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(op, out, a, scalar, n);
   checkLaunch("binaryScalarKernel<<<>>>");
 }
 
-void matmul(int device, float* out, const float* a, const float* b, size_t m, size_t k, size_t n) {
+void matmul(int device, void* stream, float* out, const float* a, const float* b, size_t m, size_t k, size_t n) {
   TSGPU_CUDA_CHECK(cudaSetDevice(device));
   dim3 block(kTile, kTile);
   dim3 grid(static_cast<unsigned>((n + kTile - 1) / kTile), static_cast<unsigned>((m + kTile - 1) / kTile));
-  matmulKernel<<<grid, block>>>(out, a, b, m, k, n);
+  matmulKernel<<<grid, block, 0, static_cast<cudaStream_t>(stream)>>>(out, a, b, m, k, n);
   checkLaunch("matmulKernel<<<>>>");
 }
 
-void sum(int device, float* out, const float* a, size_t n) {
+void sum(int device, void* stream, float* out, const float* a, size_t n) {
   TSGPU_CUDA_CHECK(cudaSetDevice(device));
-  TSGPU_CUDA_CHECK(cudaMemset(out, 0, sizeof(float)));
+  TSGPU_CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(float), static_cast<cudaStream_t>(stream)));
   unsigned blocks = blocksFor(n);
   if (blocks > 1024) blocks = 1024;
-  sumKernel<<<blocks, kThreads>>>(out, a, n);
+  sumKernel<<<blocks, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(out, a, n);
   checkLaunch("sumKernel<<<>>>");
 }
 

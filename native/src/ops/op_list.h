@@ -15,7 +15,8 @@
 //             them (shape and dtype are its business) and passes them in.
 // attributes  comma-separated `name:type` or `name:type=default` or `name:type?`
 //             (optional, no default: OpCall::hasAttr is false when not given).
-//             Types: double, int (int64), bool, string, ints (list of int64).
+//             Types: double, int (int64), bool, string, ints (list of int64;
+//             a default is `[]` or integers separated by spaces: `dims:ints=0 1`).
 //             An attribute without default or `?` is required.
 // dtypes      dtypes the first tensor input may have (the output's when there
 //             are no inputs): all | numeric (all but bool) | float | int

@@ -1,6 +1,6 @@
 // Tensor kernels, dispatched on the device's kind: the CPU reference
 // implementations (cpu_ops.cc) or the CUDA kernels (cuda_ops.cu). All tensors
-// are contiguous float32; `n` counts elements.
+// are contiguous float32 (the first ops, before the op registry); `n` counts elements.
 #pragma once
 
 #include <cstddef>
@@ -25,11 +25,6 @@ TSGPU_HD float apply(Binary op, float x, float y) {
   return 0.0f;
 }
 
-void fill(Device& d, float* out, size_t n, float value);
-/** Standard normal values; consumes counters from the global generator. */
-void randn(Device& d, float* out, size_t n);
-/** Uniform values in [0, 1); consumes counters from the global generator. */
-void rand(Device& d, float* out, size_t n);
 void binary(Device& d, Binary op, float* out, const float* a, const float* b, size_t n);
 void binaryScalar(Device& d, Binary op, float* out, const float* a, float scalar, size_t n);
 /** out[m×n] = a[m×k] · b[k×n], row-major. */
@@ -37,19 +32,10 @@ void matmul(Device& d, float* out, const float* a, const float* b, size_t m, siz
 /** out[0] = sum of a[0..n). */
 void sum(Device& d, float* out, const float* a, size_t n);
 
-/** Seeds the global generator and restarts its counter. */
-void manualSeed(uint64_t seed);
-
-/** Reserves `n` counters (rounded up to even) and returns the first one. */
-uint64_t takeCounters(size_t n, uint64_t* seed);
-
 }  // namespace ops
 
 // Backend-specific entry points (used by ops.cc).
 namespace cpu {
-void fill(float* out, size_t n, float value);
-void randn(float* out, size_t n, uint64_t seed, uint64_t offset);
-void rand(float* out, size_t n, uint64_t seed, uint64_t offset);
 void binary(ops::Binary op, float* out, const float* a, const float* b, size_t n);
 void binaryScalar(ops::Binary op, float* out, const float* a, float scalar, size_t n);
 void matmul(float* out, const float* a, const float* b, size_t m, size_t k, size_t n);
@@ -57,13 +43,10 @@ void sum(float* out, const float* a, size_t n);
 }  // namespace cpu
 
 namespace cuda {
-void fill(int device, float* out, size_t n, float value);
-void randn(int device, float* out, size_t n, uint64_t seed, uint64_t offset);
-void rand(int device, float* out, size_t n, uint64_t seed, uint64_t offset);
-void binary(int device, ops::Binary op, float* out, const float* a, const float* b, size_t n);
-void binaryScalar(int device, ops::Binary op, float* out, const float* a, float scalar, size_t n);
-void matmul(int device, float* out, const float* a, const float* b, size_t m, size_t k, size_t n);
-void sum(int device, float* out, const float* a, size_t n);
+void binary(int device, void* stream, ops::Binary op, float* out, const float* a, const float* b, size_t n);
+void binaryScalar(int device, void* stream, ops::Binary op, float* out, const float* a, float scalar, size_t n);
+void matmul(int device, void* stream, float* out, const float* a, const float* b, size_t m, size_t k, size_t n);
+void sum(int device, void* stream, float* out, const float* a, size_t n);
 }  // namespace cuda
 
 }  // namespace tsgpu

@@ -24,6 +24,7 @@ class CudaBackend : public Backend {
   }
 
   void* stream() override { return stream_; }
+  void activate() override { TSGPU_CUDA_CHECK(cudaSetDevice(index_)); }
 
   DeviceKind kind() const override { return DeviceKind::kCuda; }
   std::string deviceName() const override { return "cuda:" + std::to_string(index_); }

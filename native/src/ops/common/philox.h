@@ -62,21 +62,35 @@ TSGPU_HD double uniformDouble(uint64_t seed, uint64_t counter) {
   return toUniformDouble(w[lane], w[lane ^ 1u]);
 }
 
-/**
- * Standard normal for `counter` by Box–Muller: counters 2j and 2j+1 share
- * the two uniforms of lanes (2j, 2j+1) of their block (cos and sin branch).
- * Computed in double so that the float result is the same on cpu and cuda
- * up to the last bit of the libm/CUDA math functions.
- */
-TSGPU_HD double normal(uint64_t seed, uint64_t counter) {
+/** Uniform floats in [0, 1) for the four counters of `blk` (4*blk .. 4*blk+3). */
+TSGPU_HD void uniform4(uint64_t seed, uint64_t blk, float out[4]) {
   uint32_t w[4];
-  block(seed, counter >> 2, w);
-  const unsigned lane = static_cast<unsigned>(counter & 3), pair = lane & 2u;
-  const double u1 = 1.0 - (static_cast<double>(w[pair]) + 0.5) * (1.0 / 4294967296.0) ;  // (0, 1)
-  const double u2 = static_cast<double>(w[pair + 1]) * (1.0 / 4294967296.0);
-  const double r = sqrt(-2.0 * log(u1));
-  const double theta = 6.283185307179586476925 * u2;
-  return (lane & 1u) ? r * sin(theta) : r * cos(theta);
+  block(seed, blk, w);
+  for (int k = 0; k < 4; ++k) out[k] = toUniformFloat(w[k]);
+}
+
+/**
+ * Standard normals for the four counters of `blk` by Box–Muller: lanes
+ * (0, 1) and (2, 3) each share two uniforms (cos and sin branch). The same
+ * float arithmetic on cpu and cuda, so the values agree up to the last bits
+ * of logf/sinf/cosf.
+ */
+template <typename T>
+TSGPU_HD void normal4(uint64_t seed, uint64_t blk, T out[4]) {
+  using std::cos;
+  using std::log;
+  using std::sin;
+  using std::sqrt;
+  uint32_t w[4];
+  block(seed, blk, w);
+  for (int p = 0; p < 4; p += 2) {
+    const T u1 = (static_cast<T>(w[p] >> 8) + T(0.5)) * T(1.0 / 16777216.0);  // (0, 1): log is finite
+    const T u2 = static_cast<T>(w[p + 1] >> 8) * T(1.0 / 16777216.0);
+    const T r = sqrt(T(-2) * log(u1));
+    const T theta = T(6.283185307179586476925) * u2;
+    out[p] = r * cos(theta);
+    out[p + 1] = r * sin(theta);
+  }
 }
 
 }  // namespace philox

@@ -1,0 +1,403 @@
+/**
+ * Creating tensors: empty, zeros, ones, full, arange, linspace, eye, rand,
+ * randn, randint, randperm, the *Like variants, tensor() from (nested)
+ * arrays and typed arrays, fromBuffer; the in-place fills fill_, zero_,
+ * uniform_, normal_; and the generator (manualSeed, initialSeed).
+ *
+ * Random numbers come from a counter-based generator (Philox4x32-10): after
+ * `torch.manualSeed(n)` the same calls give the same numbers on cpu and cuda.
+ */
+import { native } from '../addon';
+import { DeviceLike, normalizeDevice, normalizeShape } from '../device';
+import {
+  DType,
+  dtypeSize,
+  getDefaultDtype,
+  hostArray,
+  isFloatingPoint,
+  normalizeDtype,
+  numberToBfloat16,
+  numberToHalf,
+} from '../dtype';
+import { codedError } from '../errors';
+import { emptyTensor, Tensor } from '../tensor';
+import { argError, runOp } from './helpers';
+
+/** Where and how to create a tensor. */
+export interface TensorOptions {
+  /** "cpu" (default), "cuda", "cuda:N", or a CUDA index. */
+  device?: DeviceLike;
+  /** Element type (default: torch.getDefaultDtype() for floating values; see each function). */
+  dtype?: DType;
+}
+
+type Shape = number | readonly number[];
+
+function make(shape: Shape, opts: TensorOptions | undefined, dtype?: DType): Tensor {
+  return emptyTensor(normalizeShape(shape), normalizeDtype(opts?.dtype, dtype), normalizeDevice(opts?.device));
+}
+
+function checkNumber(op: string, name: string, v: unknown): number {
+  if (typeof v !== 'number' || Number.isNaN(v)) argError(op, 'a number', name, v);
+  return v as number;
+}
+
+/** An uninitialized tensor. @example torch.empty([2, 3], { device: 'cuda' }) */
+export function empty(shape: Shape, opts?: TensorOptions): Tensor {
+  return make(shape, opts);
+}
+
+/** A tensor filled with `value` (dtype: int64 for an integer, bool for a boolean, else the default). */
+export function full(shape: Shape, value: number | boolean, opts?: TensorOptions): Tensor {
+  if (typeof value !== 'number' && typeof value !== 'boolean') argError('full', 'a number', 'value', typeof value);
+  const inferred: DType = typeof value === 'boolean' ? 'bool' : Number.isInteger(value) ? 'int64' : getDefaultDtype();
+  const t = make(shape, opts, inferred);
+  runOp('fill', [t], [], { value: Number(value) });
+  return t;
+}
+
+/** A tensor of zeros (default dtype unless given). */
+export function zeros(shape: Shape, opts?: TensorOptions): Tensor {
+  const t = make(shape, opts);
+  runOp('fill', [t], [], { value: 0 });
+  return t;
+}
+
+/** A tensor of ones (default dtype unless given). */
+export function ones(shape: Shape, opts?: TensorOptions): Tensor {
+  const t = make(shape, opts);
+  runOp('fill', [t], [], { value: 1 });
+  return t;
+}
+
+/**
+ * Values start, start+step, ... below end: arange(end), arange(start, end,
+ * step?). Dtype int64 when all arguments are integers, else the default.
+ */
+export function arange(start: number, end?: number | TensorOptions, step?: number | TensorOptions, opts?: TensorOptions): Tensor {
+  let s = start;
+  let e: number;
+  let st = 1;
+  let o = opts;
+  if (typeof end !== 'number') {
+    o = end;
+    e = start;
+    s = 0;
+  } else {
+    e = end;
+    if (typeof step === 'number') st = step;
+    else o = step;
+  }
+  checkNumber('arange', 'start', s);
+  checkNumber('arange', 'end', e);
+  checkNumber('arange', 'step', st);
+  if (st === 0) throw codedError('TSGPU_ARG', 'arange: step must be nonzero');
+  if ((e - s) / st < 0) {
+    throw codedError('TSGPU_ARG', `arange: upper bound ${e} and lower bound ${s} are inconsistent with step sign ${st}`);
+  }
+  const n = Math.ceil((e - s) / st);
+  const allInt = Number.isInteger(s) && Number.isInteger(e) && Number.isInteger(st);
+  const t = make([n], o, allInt ? 'int64' : getDefaultDtype());
+  runOp('arange', [t], [], { start: s, step: st });
+  return t;
+}
+
+/** `steps` values evenly spaced from start to end inclusive. */
+export function linspace(start: number, end: number, steps: number, opts?: TensorOptions): Tensor {
+  checkNumber('linspace', 'start', start);
+  checkNumber('linspace', 'end', end);
+  if (!Number.isInteger(steps) || steps < 0) argError('linspace', 'a non-negative integer', 'steps', steps);
+  const t = make([steps], opts);
+  if (steps === 0) return t;
+  if (steps === 1) {
+    runOp('fill', [t], [], { value: start });
+    return t;
+  }
+  // From both ends, as PyTorch does, so that the last value is exactly `end`.
+  const step = (end - start) / (steps - 1);
+  const half = Math.floor(steps / 2);
+  const lo = t.narrow(0, 0, half);
+  const hi = t.narrow(0, half, steps - half);
+  try {
+    runOp('arange', [lo], [], { start, step });
+    runOp('arange', [hi], [], { start: end - (steps - 1 - half) * step, step });
+  } finally {
+    lo.dispose();
+    hi.dispose();
+  }
+  return t;
+}
+
+/** An n×m (default n×n) matrix with ones on the diagonal. */
+export function eye(n: number, m?: number | TensorOptions, opts?: TensorOptions): Tensor {
+  const cols = typeof m === 'number' ? m : n;
+  const o = typeof m === 'number' ? opts : m;
+  const t = zeros([n, cols], o);
+  const k = Math.min(n, cols);
+  if (k > 0) {
+    const diag = new Tensor(t.untypedStorage(), [k], [cols + 1], 0, t.dtype);
+    try {
+      runOp('fill', [diag], [], { value: 1 });
+    } finally {
+      diag.dispose();
+    }
+  }
+  return t;
+}
+
+/** Uniform random values in [0, 1). */
+export function rand(shape: Shape, opts?: TensorOptions): Tensor {
+  const t = make(shape, opts);
+  runOp('uniform', [t], [], { low: 0, high: 1 });
+  return t;
+}
+
+/** Standard normal random values. */
+export function randn(shape: Shape, opts?: TensorOptions): Tensor {
+  const t = make(shape, opts);
+  runOp('normal', [t], [], { mean: 0, std: 1 });
+  return t;
+}
+
+/** Random integers in [low, high): randint(high, shape) or randint(low, high, shape). Dtype int64. */
+export function randint(low: number, high: number | Shape, shape?: Shape | TensorOptions, opts?: TensorOptions): Tensor {
+  let lo = 0;
+  let hi: number;
+  let sh: Shape;
+  let o = opts;
+  if (typeof high === 'number' && shape !== undefined && (typeof shape === 'number' || Array.isArray(shape))) {
+    lo = low;
+    hi = high;
+    sh = shape as Shape;
+  } else {
+    hi = low;
+    sh = high as Shape;
+    o = shape as TensorOptions | undefined;
+  }
+  if (!Number.isInteger(lo)) argError('randint', 'an integer', 'low', lo);
+  if (!Number.isInteger(hi)) argError('randint', 'an integer', 'high', hi);
+  if (hi <= lo) throw codedError('TSGPU_ARG', `randint: expected low < high, got low=${lo} and high=${hi}`);
+  const t = make(sh, o, 'int64');
+  runOp('randint', [t], [], { low: lo, high: hi });
+  return t;
+}
+
+/**
+ * A random permutation of 0..n-1 (int64 unless dtype says otherwise). The
+ * keys are drawn on cpu, so cpu and cuda give the same permutation.
+ */
+export function randperm(n: number, opts?: TensorOptions): Tensor {
+  if (!Number.isInteger(n) || n < 0) argError('randperm', 'a non-negative integer', 'n', n);
+  const keys = emptyTensor([n], 'float64', 'cpu');
+  let order: number[];
+  try {
+    runOp('uniform', [keys], [], { low: 0, high: 1 });
+    const k = keys.toArray() as Float64Array;
+    order = [...Array(n).keys()].sort((a, b) => k[a] - k[b] || a - b);
+  } finally {
+    keys.dispose();
+  }
+  return fromValues(order, [n], normalizeDtype(opts?.dtype, 'int64'), normalizeDevice(opts?.device));
+}
+
+/** Nested arrays, typed arrays, numbers and booleans tensor() accepts. */
+export type TensorData = number | boolean | ArrayLike<unknown> | readonly TensorData[];
+
+function inferShape(data: unknown): number[] {
+  const shape: number[] = [];
+  let cur: unknown = data;
+  while (Array.isArray(cur) || ArrayBuffer.isView(cur)) {
+    const len = (cur as ArrayLike<unknown>).length;
+    shape.push(len);
+    if (len === 0) break;
+    cur = (cur as ArrayLike<unknown>)[0];
+  }
+  return shape;
+}
+
+function flattenData(data: unknown, shape: number[], depth: number, out: unknown[]): void {
+  if (depth === shape.length) {
+    if (typeof data !== 'number' && typeof data !== 'boolean' && typeof data !== 'bigint') {
+      throw codedError('TSGPU_ARG', `tensor: expected a number in tensor data, got ${data === null ? 'null' : typeof data}`);
+    }
+    out.push(data);
+    return;
+  }
+  const arr = data as ArrayLike<unknown>;
+  if (!(Array.isArray(arr) || ArrayBuffer.isView(arr)) || arr.length !== shape[depth]) {
+    const got = Array.isArray(arr) || ArrayBuffer.isView(arr) ? `${arr.length}` : typeof data;
+    throw codedError('TSGPU_ARG', `tensor: data is ragged: expected ${shape[depth]} elements at depth ${depth}, got ${got}`);
+  }
+  if (ArrayBuffer.isView(arr) && depth === shape.length - 1) {
+    for (let i = 0; i < arr.length; i++) out.push(arr[i]);
+    return;
+  }
+  for (let i = 0; i < arr.length; i++) flattenData(arr[i], shape, depth + 1, out);
+}
+
+const TYPED_DTYPES: [Function, DType][] = [
+  [Float32Array, 'float32'],
+  [Float64Array, 'float64'],
+  [Int8Array, 'int8'],
+  [Uint8Array, 'uint8'],
+  [Int16Array, 'int16'],
+  [Int32Array, 'int32'],
+  [BigInt64Array, 'int64'],
+  [Uint16Array, 'int32'],
+  [Uint32Array, 'int64'],
+];
+
+function inferDtype(data: unknown, flat: unknown[]): DType {
+  let inner: unknown = data;
+  while (Array.isArray(inner) && inner.length > 0) inner = inner[0];
+  if (ArrayBuffer.isView(inner)) {
+    for (const [C, d] of TYPED_DTYPES) if (inner instanceof (C as typeof Float32Array)) return d;
+  }
+  if (flat.length > 0 && flat.every((x) => typeof x === 'boolean')) return 'bool';
+  if (flat.every((x) => typeof x === 'bigint' || typeof x === 'boolean' || Number.isInteger(x))) return 'int64';
+  return getDefaultDtype();
+}
+
+/** @internal A tensor of `dtype` on `device` holding `values` (row-major). */
+export function fromValues(values: ArrayLike<unknown>, shape: number[], dtype: DType, device: string): Tensor {
+  const n = values.length;
+  const bytes = new ArrayBuffer(n * dtypeSize(dtype));
+  const a = hostArray(dtype, bytes);
+  if (dtype === 'int64') {
+    const b = a as BigInt64Array;
+    for (let i = 0; i < n; i++) {
+      const v = values[i];
+      b[i] = typeof v === 'bigint' ? v : BigInt(Math.trunc(Number(v)));
+    }
+  } else if (dtype === 'float16' || dtype === 'bfloat16') {
+    const conv = dtype === 'float16' ? numberToHalf : numberToBfloat16;
+    for (let i = 0; i < n; i++) (a as Uint16Array)[i] = conv(Number(values[i]));
+  } else if (dtype === 'bool') {
+    for (let i = 0; i < n; i++) (a as Uint8Array)[i] = Number(values[i]) !== 0 ? 1 : 0;
+  } else if (isFloatingPoint(dtype)) {
+    for (let i = 0; i < n; i++) (a as Float32Array)[i] = Number(values[i]);
+  } else {
+    for (let i = 0; i < n; i++) (a as Int32Array)[i] = Math.trunc(Number(values[i]));
+  }
+  const t = emptyTensor(shape, dtype, device);
+  if (n > 0) native.writeBytes(t.handle(), 0, a);
+  return t;
+}
+
+/**
+ * A tensor from a number, a boolean, a (nested) array or a typed array.
+ * Dtype when not given: that of a typed array; bool for booleans; int64 when
+ * every number is an integer; else the default dtype.
+ * @example torch.tensor([[1, 2], [3, 4]], { dtype: 'float32' })
+ */
+export function tensor(data: TensorData, opts?: TensorOptions): Tensor {
+  const shape = inferShape(data);
+  const flat: unknown[] = [];
+  flattenData(data, shape, 0, flat);
+  const dtype = opts?.dtype !== undefined ? normalizeDtype(opts.dtype) : inferDtype(data, flat);
+  return fromValues(flat, shape, dtype, normalizeDevice(opts?.device));
+}
+
+/**
+ * A tensor whose elements are the raw bytes of `buffer` read as `dtype`
+ * (default: the default dtype), with `shape` (default: 1-D).
+ */
+export function fromBuffer(buffer: ArrayBuffer | ArrayBufferView, opts?: TensorOptions & { shape?: Shape }): Tensor {
+  const view = ArrayBuffer.isView(buffer)
+    ? new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
+    : buffer instanceof ArrayBuffer
+      ? new Uint8Array(buffer)
+      : null;
+  if (view === null) argError('fromBuffer', 'an ArrayBuffer or a typed array', 'buffer', typeof buffer);
+  const dtype = normalizeDtype(opts?.dtype);
+  const size = dtypeSize(dtype);
+  if (view.byteLength % size !== 0) {
+    throw codedError('TSGPU_ARG', `fromBuffer: ${view.byteLength} bytes are not a whole number of ${dtype} elements (${size} bytes each)`);
+  }
+  const n = view.byteLength / size;
+  const shape = opts?.shape === undefined ? [n] : normalizeShape(opts.shape);
+  if (shape.reduce((a, b) => a * b, 1) !== n) {
+    throw codedError('TSGPU_ARG', `fromBuffer: shape [${shape.join(', ')}] does not hold the ${n} elements of the buffer`);
+  }
+  const t = emptyTensor(shape, dtype, normalizeDevice(opts?.device));
+  if (n > 0) native.writeBytes(t.handle(), 0, view);
+  return t;
+}
+
+function likeOpts(t: Tensor, opts?: TensorOptions): TensorOptions {
+  return { dtype: opts?.dtype ?? t.dtype, device: opts?.device ?? t.device };
+}
+
+/** empty with t's shape, dtype and device (unless given). */
+export function emptyLike(t: Tensor, opts?: TensorOptions): Tensor {
+  return empty(t.shape, likeOpts(t, opts));
+}
+/** zeros with t's shape, dtype and device. */
+export function zerosLike(t: Tensor, opts?: TensorOptions): Tensor {
+  return zeros(t.shape, likeOpts(t, opts));
+}
+/** ones with t's shape, dtype and device. */
+export function onesLike(t: Tensor, opts?: TensorOptions): Tensor {
+  return ones(t.shape, likeOpts(t, opts));
+}
+/** full with t's shape, dtype and device. */
+export function fullLike(t: Tensor, value: number | boolean, opts?: TensorOptions): Tensor {
+  return full(t.shape, value, likeOpts(t, opts));
+}
+/** rand with t's shape, dtype and device. */
+export function randLike(t: Tensor, opts?: TensorOptions): Tensor {
+  return rand(t.shape, likeOpts(t, opts));
+}
+/** randn with t's shape, dtype and device. */
+export function randnLike(t: Tensor, opts?: TensorOptions): Tensor {
+  return randn(t.shape, likeOpts(t, opts));
+}
+/** randint with t's shape, dtype and device: randintLike(t, high) or randintLike(t, low, high). */
+export function randintLike(t: Tensor, low: number, high?: number, opts?: TensorOptions): Tensor {
+  return high === undefined ? randint(0, low, t.shape, likeOpts(t, opts)) : randint(low, high, t.shape, likeOpts(t, opts));
+}
+
+/** Seeds the generator and restarts its counter (same numbers on cpu and cuda). */
+export function manualSeed(seed: number): void {
+  if (!Number.isInteger(seed) || seed < 0) {
+    throw codedError('TSGPU_ARG', `manualSeed: expected a non-negative integer for seed, got ${seed}`);
+  }
+  native.manualSeed(seed);
+}
+
+/** The seed of the generator (torch.initial_seed). */
+export function initialSeed(): number {
+  return native.initialSeed();
+}
+
+declare module '../tensor' {
+  interface Tensor {
+    /** Fills with `value` in place; returns this. */
+    fill_(value: number | boolean): Tensor;
+    /** Fills with zeros in place; returns this. */
+    zero_(): Tensor;
+    /** Fills with uniform values in [low, high) in place (floating dtypes); returns this. */
+    uniform_(low?: number, high?: number): Tensor;
+    /** Fills with normal values in place (floating dtypes); returns this. */
+    normal_(mean?: number, std?: number): Tensor;
+  }
+}
+
+const P = Tensor.prototype;
+P.fill_ = function (this: Tensor, value: number | boolean) {
+  if (typeof value !== 'number' && typeof value !== 'boolean') argError('fill_', 'a number', 'value', typeof value);
+  runOp('fill', [this], [], { value: Number(value) });
+  return this;
+};
+P.zero_ = function (this: Tensor) {
+  runOp('fill', [this], [], { value: 0 });
+  return this;
+};
+P.uniform_ = function (this: Tensor, low = 0, high = 1) {
+  runOp('uniform', [this], [], { low: checkNumber('uniform_', 'low', low), high: checkNumber('uniform_', 'high', high) });
+  return this;
+};
+P.normal_ = function (this: Tensor, mean = 0, std = 1) {
+  runOp('normal', [this], [], { mean: checkNumber('normal_', 'mean', mean), std: checkNumber('normal_', 'std', std) });
+  return this;
+};

@@ -1,0 +1,53 @@
+/**
+ * Elementwise arithmetic through the op registry (the pattern the other
+ * elementwise ops follow): add and sub with broadcasting, PyTorch's type
+ * promotion (numbers are weak scalars), `alpha`, and in-place variants that
+ * write through views.
+ */
+import { Tensor } from '../tensor';
+import { checkTensor, elementwise } from './helpers';
+
+/** Options of add and sub. */
+export interface AlphaOptions {
+  /** Multiplier of `other` (default 1). */
+  alpha?: number;
+}
+
+/** self + alpha * other, broadcast. */
+export function add(self: Tensor, other: Tensor | number, opts?: AlphaOptions): Tensor {
+  checkTensor('add', 'self', self);
+  return elementwise('add', [self, other], { attrs: { alpha: opts?.alpha } });
+}
+
+/** self - alpha * other, broadcast. */
+export function sub(self: Tensor, other: Tensor | number, opts?: AlphaOptions): Tensor {
+  checkTensor('sub', 'self', self);
+  return elementwise('add', [self, other], { attrs: { alpha: -(opts?.alpha ?? 1) } });
+}
+
+declare module '../tensor' {
+  interface Tensor {
+    /** this + alpha * other (broadcast; numbers are weak scalars). */
+    add(other: Tensor | number, opts?: AlphaOptions): Tensor;
+    /** In place: this += alpha * other; returns this. */
+    add_(other: Tensor | number, opts?: AlphaOptions): Tensor;
+    /** this - alpha * other. */
+    sub(other: Tensor | number, opts?: AlphaOptions): Tensor;
+    /** In place: this -= alpha * other; returns this. */
+    sub_(other: Tensor | number, opts?: AlphaOptions): Tensor;
+  }
+}
+
+const P = Tensor.prototype;
+P.add = function (this: Tensor, other: Tensor | number, opts?: AlphaOptions) {
+  return add(this, other, opts);
+};
+P.add_ = function (this: Tensor, other: Tensor | number, opts?: AlphaOptions) {
+  return elementwise('add', [this, other], { attrs: { alpha: opts?.alpha }, out: this });
+};
+P.sub = function (this: Tensor, other: Tensor | number, opts?: AlphaOptions) {
+  return sub(this, other, opts);
+};
+P.sub_ = function (this: Tensor, other: Tensor | number, opts?: AlphaOptions) {
+  return elementwise('add', [this, other], { attrs: { alpha: -(opts?.alpha ?? 1) }, out: this });
+};

@@ -1,0 +1,235 @@
+/**
+ * Printing tensors as PyTorch prints them:
+ *   tensor([[ 0.1234, -1.0000],
+ *           [ 2.5000,  3.0000]], device='cuda:0', dtype=torch.bfloat16)
+ * with PyTorch's print options (precision 4, threshold 1000, edgeitems 3,
+ * linewidth 80) and its choice of fixed, integer-valued or scientific
+ * notation. Big tensors are summarized with `...`; only the printed
+ * elements are copied to the host.
+ */
+import { getDefaultDtype } from '../dtype';
+import { emptyTensor, formatShape, Tensor } from '../tensor';
+import { runOp } from './helpers';
+
+/** PyTorch's print options (torch.set_printoptions). */
+export interface PrintOptions {
+  /** Digits after the decimal point (default 4). */
+  precision: number;
+  /** Elements above which a tensor is summarized (default 1000). */
+  threshold: number;
+  /** Items shown at each end of a summarized dimension (default 3). */
+  edgeitems: number;
+  /** Characters per line (default 80). */
+  linewidth: number;
+  /** Force scientific notation on (true) or off (false); null chooses (default). */
+  sciMode: boolean | null;
+}
+
+const opts: PrintOptions = { precision: 4, threshold: 1000, edgeitems: 3, linewidth: 80, sciMode: null };
+
+/** Changes print options (torch.set_printoptions); unspecified fields keep their value. */
+export function setPrintOptions(o: Partial<PrintOptions>): void {
+  Object.assign(opts, o);
+}
+
+/** The current print options. */
+export function getPrintOptions(): PrintOptions {
+  return { ...opts };
+}
+
+/** Python's "{:.Ne}": two-digit exponent at least. */
+function sci(v: number, precision: number): string {
+  if (!Number.isFinite(v)) return nonFinite(v);
+  const s = v.toExponential(precision);
+  return s.replace(/e([+-])(\d)$/, 'e$10$2');
+}
+
+function nonFinite(v: number): string {
+  return Number.isNaN(v) ? 'nan' : v > 0 ? 'inf' : '-inf';
+}
+
+function fixed(v: number, digits: number): string {
+  return Number.isFinite(v) ? v.toFixed(digits) : nonFinite(v);
+}
+
+class Formatter {
+  private intMode = true;
+  private sciMode = false;
+  private maxWidth = 1;
+
+  constructor(
+    private readonly floating: boolean,
+    private readonly isBool: boolean,
+    values: readonly number[],
+  ) {
+    if (!floating) {
+      for (const v of values) this.maxWidth = Math.max(this.maxWidth, this.plain(v).length);
+      return;
+    }
+    const finite = values.filter((v) => Number.isFinite(v) && v !== 0);
+    if (finite.length > 0) {
+      const abs = finite.map(Math.abs);
+      const min = Math.min(...abs);
+      const max = Math.max(...abs);
+      this.intMode = finite.every((v) => v === Math.ceil(v));
+      if (this.intMode) {
+        if (max / min > 1000 || max > 1e8) {
+          this.sciMode = true;
+          for (const v of finite) this.maxWidth = Math.max(this.maxWidth, sci(v, opts.precision).length);
+        } else {
+          for (const v of finite) this.maxWidth = Math.max(this.maxWidth, fixed(v, 0).length + 1);
+        }
+      } else if (max / min > 1000 || max > 1e8 || min < 1e-4) {
+        this.sciMode = true;
+        for (const v of finite) this.maxWidth = Math.max(this.maxWidth, sci(v, opts.precision).length);
+      } else {
+        for (const v of finite) this.maxWidth = Math.max(this.maxWidth, fixed(v, opts.precision).length);
+      }
+    }
+    if (opts.sciMode !== null) this.sciMode = opts.sciMode;
+  }
+
+  private plain(v: number): string {
+    return this.isBool ? (v ? 'True' : 'False') : String(v);
+  }
+
+  get width(): number {
+    return this.maxWidth;
+  }
+
+  format(v: number): string {
+    let s: string;
+    if (!this.floating) s = this.plain(v);
+    else if (this.sciMode) s = sci(v, opts.precision);
+    else if (this.intMode) s = Number.isFinite(v) ? `${fixed(v, 0)}.` : nonFinite(v);
+    else s = fixed(v, opts.precision);
+    return s.length < this.maxWidth ? ' '.repeat(this.maxWidth - s.length) + s : s;
+  }
+}
+
+/** Elements kept along each dim (all, or edgeitems at each end), and where the cut is. */
+interface Kept {
+  shape: number[]; // shape of the gathered (summarized) tensor
+  cut: boolean[]; // whether dim d was cut (a "..." after edgeitems)
+}
+
+/**
+ * Copies the printed elements of `t` (all, or the edge items of each long
+ * dim) into a small contiguous tensor and reads it; returns the values.
+ */
+function gather(t: Tensor, summarize: boolean): { values: number[]; kept: Kept } {
+  const e = opts.edgeitems;
+  const cut = t.shape.map((s) => summarize && s > 2 * e);
+  const shape = t.shape.map((s, d) => (cut[d] ? 2 * e : s));
+  let src = t;
+  if (cut.some((c) => c)) {
+    const out = emptyTensor(shape, t.dtype, t.device);
+    const dims = cut.map((c, d) => (c ? d : -1)).filter((d) => d >= 0);
+    for (let mask = 0; mask < 1 << dims.length; mask++) {
+      let from = t;
+      let into = out;
+      const owned: Tensor[] = [];
+      dims.forEach((d, k) => {
+        const hi = (mask >> k) & 1;
+        const f = from.narrow(d, hi ? t.shape[d] - e : 0, e);
+        const i = into.narrow(d, hi ? e : 0, e);
+        owned.push(f, i);
+        from = f;
+        into = i;
+      });
+      runOp('copy', [into], [from]);
+      for (const o of owned) o.dispose();
+    }
+    src = out;
+  }
+  const raw = src.toArray();
+  if (src !== t) src.dispose();
+  const values = new Array<number>(raw.length);
+  for (let i = 0; i < raw.length; i++) values[i] = Number(raw[i]);
+  return { values, kept: { shape, cut } };
+}
+
+function body(values: number[], kept: Kept, f: Formatter, indent: number): string {
+  const { shape, cut } = kept;
+  const e = opts.edgeitems;
+  const strides = new Array<number>(shape.length);
+  let s = 1;
+  for (let d = shape.length - 1; d >= 0; d--) {
+    strides[d] = s;
+    s *= shape[d];
+  }
+  const rec = (d: number, base: number, ind: number): string => {
+    const n = shape[d];
+    if (d === shape.length - 1) {
+      const items: string[] = [];
+      for (let i = 0; i < n; i++) {
+        if (cut[d] && i === e) items.push(' ...');
+        items.push(f.format(values[base + i]));
+      }
+      const perLine = Math.max(1, Math.floor((opts.linewidth - ind) / (f.width + 2)));
+      const lines: string[] = [];
+      for (let i = 0; i < items.length; i += perLine) lines.push(items.slice(i, i + perLine).join(', '));
+      return `[${lines.join(`,\n${' '.repeat(ind + 1)}`)}]`;
+    }
+    const parts: string[] = [];
+    for (let i = 0; i < n; i++) {
+      if (cut[d] && i === e) parts.push('...');
+      parts.push(rec(d + 1, base + i * strides[d], ind + 1));
+    }
+    return `[${parts.join(`,${'\n'.repeat(shape.length - d - 1)}${' '.repeat(ind + 1)}`)}]`;
+  };
+  return rec(0, 0, indent);
+}
+
+/** The text PyTorch prints for `t` (repr). */
+export function tensorToString(t: Tensor): string {
+  const prefix = 'tensor(';
+  const indent = prefix.length;
+  const suffixes: string[] = [];
+  if (t.device !== 'cpu') suffixes.push(`device='${t.device}'`);
+  if (t.isDisposed) return `${prefix}<disposed>, size=(${t.shape.join(', ')}${t.ndim === 1 ? ',' : ''}), dtype=torch.${t.dtype})`;
+  let text: string;
+  if (t.numel === 0) {
+    text = '[]';
+    if (t.ndim !== 1) suffixes.push(`size=(${t.shape.join(', ')}${t.ndim === 1 ? ',' : ''})`);
+  } else {
+    const summarize = t.numel > opts.threshold;
+    const { values, kept } = gather(t, summarize);
+    const floating = t.dtype === 'float32' || t.dtype === 'float64' || t.dtype === 'float16' || t.dtype === 'bfloat16';
+    const f = new Formatter(floating, t.dtype === 'bool', values);
+    text = t.ndim === 0 ? f.format(values[0]) : body(values, kept, f, indent);
+  }
+  if (!(t.dtype === getDefaultDtype() || t.dtype === 'int64' || t.dtype === 'bool')) suffixes.push(`dtype=torch.${t.dtype}`);
+  let out = prefix + text;
+  let lastLine = out.length - out.lastIndexOf('\n') + 1;
+  for (const s of suffixes) {
+    if (lastLine + s.length + 2 > opts.linewidth) {
+      out += `,\n${' '.repeat(indent)}${s}`;
+      lastLine = indent + s.length;
+    } else {
+      out += `, ${s}`;
+      lastLine += s.length + 2;
+    }
+  }
+  return `${out})`;
+}
+
+declare module '../tensor' {
+  interface Tensor {
+    /** PyTorch's repr: `tensor([1., 2.], device='cuda:0')`. */
+    toString(): string;
+  }
+}
+
+const P = Tensor.prototype;
+P.toString = function (this: Tensor) {
+  return tensorToString(this);
+};
+(P as unknown as Record<symbol, unknown>)[Symbol.for('nodejs.util.inspect.custom')] = function (this: Tensor) {
+  return tensorToString(this);
+};
+
+/** `Tensor(shape=[2, 3], dtype=float32, device=cpu)`: a one-line description without values. */
+export function describeTensor(t: Tensor): string {
+  return `Tensor(shape=${formatShape(t.shape)}, dtype=${t.dtype}, device=${t.device}${t.isDisposed ? ', disposed' : ''})`;
+}

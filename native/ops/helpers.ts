@@ -1,0 +1,179 @@
+/**
+ * What op functions share: device checks, broadcasting, dtype promotion and
+ * the elementwise pattern (promote, cast, broadcast, allocate, run), with
+ * errors that name the op, the shapes, dtypes and devices.
+ *
+ * An op's TypeScript function is usually one call:
+ *   export function add(a: Tensor, b: Tensor | number, opts?: { alpha?: number }): Tensor {
+ *     return elementwise('add', [a, b], { attrs: { alpha: opts?.alpha } });
+ *   }
+ */
+import { canCast, DType, Operand, resultType } from '../dtype';
+import { codedError } from '../errors';
+import { OP_LIST, OpAttrs, OpName } from '../generated/op_list';
+import { emptyTensor, formatShape, Tensor } from '../tensor';
+import { OpInput, runOp } from './dispatch';
+
+export { runOp, OpInput } from './dispatch';
+export { emptyTensor } from '../tensor';
+
+/** Throws TSGPU_ARG with "expected X for NAME, got Y". */
+export function argError(op: string, expected: string, name: string, got: unknown): never {
+  const g = typeof got === 'string' ? `'${got}'` : Array.isArray(got) ? `[${got.join(', ')}]` : String(got);
+  throw codedError('TSGPU_ARG', `${op}: expected ${expected} for ${name}, got ${g}`);
+}
+
+/** Checks that `x` is a Tensor (TSGPU_ARG naming the op and argument otherwise). */
+export function checkTensor(op: string, name: string, x: unknown): Tensor {
+  if (!(x instanceof Tensor)) {
+    argError(op, 'a Tensor', name, x === null ? 'null' : typeof x === 'object' ? (x as object).constructor?.name ?? 'an object' : typeof x);
+  }
+  return x as Tensor;
+}
+
+/**
+ * The one device of `tensors` (numbers are ignored); throws
+ * "<op>: expected all tensors on one device, got cuda:0 and cpu".
+ */
+export function sameDevice(op: string, operands: readonly (Tensor | number | boolean | null | undefined)[]): string {
+  let device: string | null = null;
+  for (const x of operands) {
+    if (!(x instanceof Tensor)) continue;
+    if (device === null) device = x.device;
+    else if (x.device !== device) {
+      throw codedError('TSGPU_ARG', `${op}: expected all tensors on one device, got ${device} and ${x.device}`);
+    }
+  }
+  if (device === null) throw codedError('TSGPU_ARG', `${op}: expected at least one tensor`);
+  return device;
+}
+
+/**
+ * The broadcast shape of `shapes` (aligned to the right; size-1 dims
+ * stretch); throws "<op>: shapes [2, 3] and [4] cannot be broadcast".
+ */
+export function broadcastShapes(op: string, shapes: readonly (readonly number[])[]): number[] {
+  let out: number[] = [];
+  for (const s of shapes) {
+    const n = Math.max(out.length, s.length);
+    const r = new Array<number>(n);
+    for (let i = 0; i < n; i++) {
+      const a = out[out.length - n + i] ?? 1;
+      const b = s[s.length - n + i] ?? 1;
+      if (a !== b && a !== 1 && b !== 1) {
+        throw codedError(
+          'TSGPU_ARG',
+          `${op}: shapes ${shapes.map((x) => formatShape(x)).join(' and ')} cannot be broadcast`,
+        );
+      }
+      r[i] = a === 1 ? b : a;
+    }
+    out = r;
+  }
+  return out;
+}
+
+/** `t` with dtype `dtype` (t itself when it already has it; else a converted copy). */
+export function castTo(t: Tensor, dtype: DType): Tensor {
+  if (t.dtype === dtype) return t;
+  const out = emptyTensor(t.shape.slice(), dtype, t.device);
+  runOp('copy', [out], [t]);
+  return out;
+}
+
+const INPLACE_OK = new Set<string>(OP_LIST.filter((r) => r.inplace).map((r) => r.name));
+
+/** Whether two tensors view overlapping elements of one storage in different ways. */
+function partialOverlap(a: Tensor, b: Tensor): boolean {
+  if (a.untypedStorage() !== b.untypedStorage()) return false;
+  const same =
+    a.storageOffset() === b.storageOffset() &&
+    a.dtype === b.dtype &&
+    a.shape.length === b.shape.length &&
+    a.shape.every((s, i) => s === b.shape[i] && (s === 1 || a.rawStrides[i] === b.rawStrides[i]));
+  return !same;
+}
+
+/** Options of elementwise(). */
+export interface ElementwiseOptions<N extends OpName> {
+  /** The op's attributes. */
+  attrs?: OpAttrs[N];
+  /**
+   * Dtype the kernel computes in and receives its tensor inputs in (default:
+   * torch.result_type of the operands). Inputs of another dtype are cast first.
+   */
+  computeDtype?: DType;
+  /** Dtype of the result (default: computeDtype); e.g. 'bool' for comparisons. */
+  outDtype?: DType;
+  /** Operand indices that are not cast to computeDtype (e.g. a bool mask of where). */
+  keepDtype?: readonly number[];
+  /**
+   * Writes the result into this tensor (in-place ops: `x.add_(y)` passes x),
+   * which must have the broadcast shape; the result dtype must be castable to its dtype.
+   */
+  out?: Tensor;
+}
+
+/**
+ * The elementwise pattern: checks devices, computes the result dtype
+ * (PyTorch's promotion, numbers as weak scalars) and the broadcast shape,
+ * casts tensor inputs to the compute dtype, allocates the output (or writes
+ * into `opts.out`) and runs the op. Numbers go to the kernel as numbers (the
+ * op-list input must be marked `#`).
+ */
+export function elementwise<N extends OpName>(
+  op: N,
+  inputs: readonly (Tensor | number | boolean)[],
+  opts: ElementwiseOptions<N> = {},
+): Tensor {
+  for (let i = 0; i < inputs.length; i++) {
+    const x = inputs[i];
+    if (!(x instanceof Tensor) && typeof x !== 'number' && typeof x !== 'boolean') {
+      argError(op, 'a Tensor or a number', `argument ${i + 1}`, x === null ? 'null' : typeof x);
+    }
+  }
+  const device = sameDevice(op, opts.out ? [opts.out, ...inputs] : inputs);
+  const compute = opts.computeDtype ?? resultType(...(inputs as Operand[]));
+  const outDtype = opts.outDtype ?? compute;
+  const shapes = inputs.filter((x): x is Tensor => x instanceof Tensor).map((t) => t.shape);
+  const shape = broadcastShapes(op, shapes);
+  const keep = opts.keepDtype ?? [];
+  const temps: Tensor[] = [];
+  const cast = inputs.map((x, i) => {
+    if (!(x instanceof Tensor) || keep.includes(i) || x.dtype === compute) return x;
+    const c = castTo(x, compute);
+    temps.push(c);
+    return c;
+  });
+  try {
+    const target = opts.out;
+    if (target === undefined) {
+      const out = emptyTensor(shape, outDtype, device);
+      runOp(op, [out], cast as OpInput[], opts.attrs);
+      return out;
+    }
+    if (target.shape.length !== shape.length || target.shape.some((s, i) => s !== shape[i])) {
+      throw codedError(
+        'TSGPU_ARG',
+        `${op}: the result of shape ${formatShape(shape)} does not fit the in-place target of shape ${formatShape(target.shape)}`,
+      );
+    }
+    if (!canCast(outDtype, target.dtype)) {
+      throw codedError('TSGPU_ARG', `${op}: result type ${outDtype} can't be cast to the desired output type ${target.dtype}`);
+    }
+    const direct =
+      INPLACE_OK.has(op) &&
+      target.dtype === outDtype && cast.every((x) => !(x instanceof Tensor) || x === target || !partialOverlap(x, target));
+    if (direct) {
+      runOp(op, [target], cast as OpInput[], opts.attrs);
+      return target;
+    }
+    const tmp = emptyTensor(shape, outDtype, device);
+    temps.push(tmp);
+    runOp(op, [tmp], cast as OpInput[], opts.attrs);
+    runOp('copy', [target], [tmp]);
+    return target;
+  } finally {
+    for (const t of temps) t.dispose();
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * Storage: one block of device memory from the device's caching allocator,
+ * shared by every tensor that views it (a tensor and its views, slices,
+ * transposes). The memory statistics count a storage once, however many
+ * tensors view it.
+ *
+ * A storage is freed when the last tensor viewing it is disposed
+ * (`dispose()`, `using`, `torch.tidy`), or when no tensor refers to it any
+ * more and the garbage collector has collected it: the addon holds only a
+ * weak reference to the Storage object.
+ */
+import * as path from 'path';
+import { Frame, native, nextStorageId, StorageHandle } from './addon';
+import { deviceSlot } from './device';
+import { DType, dtypeCode } from './dtype';
+import { codedError } from './errors';
+
+const historyDevices = new Set<string>();
+
+/** Turns capture of the user's stack for new tensors on `device` on or off (memory history). */
+export function setStackCapture(device: string, on: boolean): void {
+  if (on) historyDevices.add(device);
+  else historyDevices.delete(device);
+}
+
+// The runtime's own frames are left out: compiled (dist/native) and, when
+// stack traces are source-mapped, the TypeScript sources (native/).
+const runtimeDirs = [__dirname + path.sep, path.resolve(__dirname, '..', '..', 'native') + path.sep];
+
+/**
+ * Maps a position in a script to what the user wrote, e.g. a notebook
+ * kernel's generated cell script `tsgpu-cell-7`, line 12 → `{ label: "Cell In[4]", line: 2 }`.
+ * Returns null (or undefined) for positions it does not know.
+ */
+export type FrameMapper = (file: string, line: number, column: number) => { label: string; line: number } | null | undefined;
+
+let frameMapper: FrameMapper | null = null;
+
+/**
+ * Sets the mapper applied to the user's frames when memory history records
+ * who allocated (null removes it). A host that loads the runtime lazily may
+ * instead put the function on `globalThis[Symbol.for("tsgpu.frameMapper")]`
+ * before the runtime loads; a mapper set here takes precedence.
+ */
+export function setFrameMapper(fn: FrameMapper | null): void {
+  if (fn !== null && typeof fn !== 'function') {
+    throw codedError('TSGPU_ARG', `expected a function or null for the frame mapper, got ${typeof fn}`);
+  }
+  frameMapper = fn;
+}
+
+const globalMapperKey = Symbol.for('tsgpu.frameMapper');
+
+function activeMapper(): FrameMapper | null {
+  if (frameMapper) return frameMapper;
+  const g = (globalThis as Record<symbol, unknown>)[globalMapperKey];
+  return typeof g === 'function' ? (g as FrameMapper) : null;
+}
+
+/** Frames of the code that is creating a tensor, innermost first, without the runtime's own. */
+function captureFrames(): Frame[] {
+  const mapper = activeMapper();
+  const holder: { stack?: string } = {};
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 32;
+  Error.captureStackTrace(holder, captureFrames);
+  Error.stackTraceLimit = limit;
+  const frames: Frame[] = [];
+  for (const text of (holder.stack ?? '').split('\n').slice(1)) {
+    const m = /^\s*at (?:(.*?) \()?(.*?):(\d+):(\d+)\)?$/.exec(text);
+    if (!m) continue;
+    const filename = m[2];
+    if (filename.startsWith('node:') || runtimeDirs.some((d) => filename.startsWith(d))) continue;
+    const line = Number(m[3]);
+    const column = Number(m[4]);
+    let mapped: { label: string; line: number } | null | undefined = null;
+    if (mapper) {
+      try {
+        mapped = mapper(filename, line, column);
+      } catch {
+        mapped = null; // a failing mapper must not break allocation
+      }
+    }
+    if (mapped && typeof mapped.label === 'string' && Number.isFinite(mapped.line)) {
+      frames.push({ filename: mapped.label, line: mapped.line, column: 0, name: m[1] ?? '' });
+    } else {
+      frames.push({ filename, line, column, name: m[1] ?? '' });
+    }
+    if (frames.length >= 16) break;
+  }
+  return frames;
+}
+
+export class Storage {
+  /** Unique id, as `torch.memory.liveTensors()` and `%memory` list it. */
+  readonly id: number;
+  /** Canonical device name: "cpu" or "cuda:N". */
+  readonly device: string;
+  /** Bytes of memory. */
+  readonly nbytes: number;
+  /** Element type of the tensor that made it (what liveTensors shows). */
+  readonly dtype: DType;
+  /** Shape of the tensor that made it (what liveTensors shows). */
+  readonly shape: readonly number[];
+  // The addon's handle (-1 once freed) and the number of undisposed tensors viewing it.
+  private handle: StorageHandle;
+  private refs = 0;
+
+  /** Allocates `nbytes` on a canonical `device`; throws OutOfMemoryError. */
+  constructor(nbytes: number, device: string, dtype: DType, shape: readonly number[]) {
+    this.id = nextStorageId();
+    this.device = device;
+    this.nbytes = nbytes;
+    this.dtype = dtype;
+    this.shape = shape;
+    this.handle = -1;
+    const frames = historyDevices.size > 0 && historyDevices.has(device) ? captureFrames() : null;
+    this.handle = native.alloc(this, deviceSlot(device), nbytes, dtypeCode(dtype), this.id, frames);
+  }
+
+  /** True once the memory went back to the allocator. */
+  get isFreed(): boolean {
+    return this.handle < 0;
+  }
+
+  /** @internal The addon's handle; throws TSGPU_DISPOSED once freed. */
+  liveHandle(): StorageHandle {
+    if (this.handle < 0) {
+      throw codedError('TSGPU_DISPOSED', `storage #${this.id} (${this.nbytes} bytes on ${this.device}) was freed: it can no longer be used`);
+    }
+    return this.handle;
+  }
+
+  /** @internal A tensor now views this storage. */
+  retain(): void {
+    this.refs++;
+  }
+
+  /** @internal A tensor viewing this storage was disposed; the last one frees it. */
+  release(): void {
+    if (--this.refs <= 0) this.free();
+  }
+
+  /** Returns the memory to the allocator now, whatever still views it. */
+  free(): void {
+    if (this.handle < 0) return;
+    native.free(this.handle);
+    this.handle = -1;
+  }
+}
