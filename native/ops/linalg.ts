@@ -129,7 +129,7 @@ export function matmul(a: Tensor, b: Tensor): Tensor {
 function check2d(op: string, names: readonly string[], ts: readonly Tensor[], nd: number): void {
   ts.forEach((t, i) => {
     checkTensor(op, names[i], t);
-    if (t.ndim !== nd) argError(op, `a ${nd}-D tensor`, names[i], formatShape(t.shape));
+    if (t.ndim !== nd) argError(op, `a ${nd}-D tensor`, names[i], t.shape.slice());
   });
 }
 
@@ -200,8 +200,8 @@ export function addmm(input: Tensor, mat1: Tensor, mat2: Tensor, opts: AddmmOpti
 export function linear(x: Tensor, weight: Tensor, bias?: Tensor | null): Tensor {
   checkTensor('linear', 'input', x);
   checkTensor('linear', 'weight', weight);
-  if (weight.ndim !== 2) argError('linear', 'a 2-D tensor', 'weight', formatShape(weight.shape));
-  if (x.ndim < 1) argError('linear', 'a tensor of at least 1 dimension', 'input', formatShape(x.shape));
+  if (weight.ndim !== 2) argError('linear', 'a 2-D tensor', 'weight', weight.shape.slice());
+  if (x.ndim < 1) argError('linear', 'a tensor of at least 1 dimension', 'input', x.shape.slice());
   const operands = bias ? [x, weight, checkTensor('linear', 'bias', bias)] : [x, weight];
   const device = sameDevice('linear', operands);
   checkFloat('linear', 'input', x);
@@ -258,7 +258,7 @@ export function scaledDotProductAttention(q: Tensor, k: Tensor, v: Tensor, opts:
   const op = 'scaledDotProductAttention';
   [q, k, v].forEach((t, i) => {
     checkTensor(op, ['query', 'key', 'value'][i], t);
-    if (t.ndim < 2) argError(op, 'a tensor of at least 2 dimensions', ['query', 'key', 'value'][i], formatShape(t.shape));
+    if (t.ndim < 2) argError(op, 'a tensor of at least 2 dimensions', ['query', 'key', 'value'][i], t.shape.slice());
   });
   const mask = opts.attnMask ?? null;
   const device = sameDevice(op, mask ? [q, k, v, mask] : [q, k, v]);
