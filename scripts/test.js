@@ -17,8 +17,11 @@ const { join } = require("path");
 
 const root = join(__dirname, "..");
 const PY = "/usr/bin/python3";
-const APT_PACKAGES = ["jupyter-client", "jupyter-nbconvert", "python3-nbclient", "python3-jupyter-kernel-test", "jupyter-server", "python3-ipykernel"];
-const PY_MODULES = ["jupyter_client", "nbclient", "nbconvert", "jupyter_kernel_test", "jupyter_server"];
+// python3-torch: the differential tests of the tensor runtime (test/native/torch_*.test.ts);
+// libopenblas0: the BLAS the CPU matmul loads at run time.
+const APT_PACKAGES = ["jupyter-client", "jupyter-nbconvert", "python3-nbclient", "python3-jupyter-kernel-test", "jupyter-server", "python3-ipykernel",
+  "python3-torch", "libopenblas0"];
+const PY_MODULES = ["jupyter_client", "nbclient", "nbconvert", "jupyter_kernel_test", "jupyter_server", "torch"];
 const inCI = process.env.CI === "true" || process.env.CI === "1";
 
 function run(cmd, args, opts = {}) {

@@ -37,20 +37,42 @@ export function getPrintOptions(): PrintOptions {
   return { ...opts };
 }
 
-/** Python's "{:.Ne}": two-digit exponent at least. */
+/**
+ * JavaScript rounds a tie away from zero ((1.40625).toFixed(4) is 1.4063);
+ * Python's format rounds the exact binary value half to even (1.4062).
+ * `wide` is the digits with 25 more places than `rounded`: when those read
+ * 5000…, the value is a tie, and the even result is the truncated text if
+ * its last digit is even, else the rounded one.
+ */
+function halfEven(rounded: string, wide: string): string {
+  if (!/^50*$/.test(wide.slice(-25))) return rounded;
+  const truncated = wide.slice(0, -25).replace(/\.$/, '');
+  return Number(truncated[truncated.length - 1]) % 2 === 0 ? truncated : rounded;
+}
+
+/** Python's "{:.Ne}": half-even, two-digit exponent at least. */
 function sci(v: number, precision: number): string {
   if (!Number.isFinite(v)) return nonFinite(v);
-  const s = v.toExponential(precision);
+  let s = v.toExponential(precision);
+  const wide = v.toExponential(precision + 25);
+  const e = wide.indexOf('e');
+  const even = halfEven(s.slice(0, s.indexOf('e')), wide.slice(0, e));
+  if (even !== s.slice(0, s.indexOf('e'))) s = even + wide.slice(e);
   return s.replace(/e([+-])(\d)$/, 'e$10$2');
+}
+
+/** Python's "{:.Nf}" (half-even on the exact value). */
+function fixed(v: number, digits: number): string {
+  if (!Number.isFinite(v)) return nonFinite(v);
+  const rounded = v.toFixed(digits);
+  if (Math.abs(v) >= 1e21 || digits + 25 > 100) return rounded;
+  return halfEven(rounded, v.toFixed(digits + 25));
 }
 
 function nonFinite(v: number): string {
   return Number.isNaN(v) ? 'nan' : v > 0 ? 'inf' : '-inf';
 }
 
-function fixed(v: number, digits: number): string {
-  return Number.isFinite(v) ? v.toFixed(digits) : nonFinite(v);
-}
 
 class Formatter {
   private intMode = true;
