@@ -16,15 +16,49 @@
 namespace tsgpu {
 namespace {
 
+/** FLOPs per piece of a long CPU gemm between interrupt checks (about 0.1-0.5 s on one core). */
+constexpr double kFlopsPerPiece = 32e9;
+
+/**
+ * Runs p in pieces of about kFlopsPerPiece (whole matrices of the batch, or
+ * blocks of at least 256 rows), checking for an interrupt before each.
+ */
+void gemmInterruptible(const OpCall& call, const gemm::Problem& p) {
+  const double perMatrix = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
+  if (perMatrix * static_cast<double>(p.batch) <= kFlopsPerPiece) {
+    call.checkInterrupt();
+    return gemm::gemmCpu(p);
+  }
+  const size_t bytes = static_cast<size_t>(gemm::scalarTypeBytes(p.type));
+  if (p.batch > 1) {
+    const int64_t per = std::max<int64_t>(1, static_cast<int64_t>(kFlopsPerPiece / perMatrix));
+    for (int64_t b0 = 0; b0 < p.batch; b0 += per) {
+      gemm::Problem q = p;
+      q.batch = std::min(per, p.batch - b0);
+      q.a.data = static_cast<char*>(p.a.data) + b0 * p.a.batchStride * static_cast<int64_t>(bytes);
+      q.b.data = static_cast<char*>(p.b.data) + b0 * p.b.batchStride * static_cast<int64_t>(bytes);
+      q.c.data = static_cast<char*>(p.c.data) + b0 * p.c.batchStride * static_cast<int64_t>(bytes);
+      gemmInterruptible(call, q);
+    }
+    return;
+  }
+  const int64_t rows = std::max<int64_t>(256, static_cast<int64_t>(kFlopsPerPiece / (perMatrix / p.m)));
+  for (int64_t i0 = 0; i0 < p.m; i0 += rows) {
+    gemm::Problem q = p;
+    q.m = std::min(rows, p.m - i0);
+    q.a.data = static_cast<char*>(p.a.data) + i0 * p.a.rowStride * static_cast<int64_t>(bytes);
+    q.c.data = static_cast<char*>(p.c.data) + i0 * p.c.rowStride * static_cast<int64_t>(bytes);
+    call.checkInterrupt();
+    gemm::gemmCpu(q);
+  }
+}
+
 void gemmOpCpu(OpCall& call) {
   const TensorView &a = call.in(0), &b = call.in(1);
   TensorView& out = call.out(0);
   gemm::checkGemmShapes(out, a, b, call.name());
   gemm::forEachGemm(out, a, b, call.attrDouble("alpha"), call.attrDouble("beta"), false, call.name(),
-                    [&](const gemm::Problem& p) {
-                      call.checkInterrupt();
-                      gemm::gemmCpu(p);
-                    });
+                    [&](const gemm::Problem& p) { gemmInterruptible(call, p); });
 }
 
 /** The view of k [..., S, E] as k^T [..., E, S] (no copy). */
@@ -80,7 +114,8 @@ void attentionCpu(OpCall& call) {
   const TensorView kt = transposedLast(k);
   gemm::checkGemmShapes(w, q, kt, call.name());
   gemm::checkGemmShapes(out, w, v, call.name());
-  gemm::forEachGemm(w, q, kt, call.attrDouble("scale"), 0.0, false, call.name(), gemm::gemmCpu);
+  gemm::forEachGemm(w, q, kt, call.attrDouble("scale"), 0.0, false, call.name(),
+                    [&](const gemm::Problem& p) { gemmInterruptible(call, p); });
   call.checkInterrupt();
   if (mask.defined() && mask.dtype != DType::kBool && mask.dtype != w.dtype)
     throw ArgumentError(std::string(call.name()) + ": expected a bool mask or one of dtype " + dtypeName(w.dtype) +
@@ -95,7 +130,8 @@ void attentionCpu(OpCall& call) {
     default: gemm::scalarTypeOf(w.dtype, call.name());
   }
   call.checkInterrupt();
-  gemm::forEachGemm(out, w, v, 1.0, 0.0, false, call.name(), gemm::gemmCpu);
+  gemm::forEachGemm(out, w, v, 1.0, 0.0, false, call.name(),
+                    [&](const gemm::Problem& p) { gemmInterruptible(call, p); });
 }
 
 }  // namespace
