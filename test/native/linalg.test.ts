@@ -65,6 +65,9 @@ const cases: RefCase[] = [
   // PyTorch 1.13 on cpu has no float16 matmul: its reference is the float32 product rounded once.
   { name: 'matmul float16 (float32 accumulation)', inputs: { a16, b16 }, torch: '(a16.float() @ b16.float()).half()', run: ({ a16, b16 }) => torch.matmul(a16, b16), rtol: 2e-3, atol: 1e-3 },
   { name: 'matmul bfloat16 (float32 accumulation)', inputs: { abf, bbf }, torch: '(abf.float() @ bbf.float()).bfloat16()', run: ({ abf, bbf }) => torch.matmul(abf, bbf), rtol: 1.6e-2, atol: 1e-2 },
+  { name: 'matmul with an empty m', inputs: { b }, torch: 'b[:0] @ b.t()', run: ({ b }) => torch.matmul(b.slice(0, 0, 0), b.t()) },
+  { name: 'matmul with k = 0 gives zeros', inputs: { a, b }, torch: 'a[:, :0] @ b[:0]', run: ({ a, b }) => torch.matmul(a.slice(1, 0, 0), b.slice(0, 0, 0)) },
+  { name: 'matmul of a 0-dim tensor is refused', inputs: { a, b }, torch: 'a[0, 0] @ b', run: ({ a, b }) => torch.matmul(a.select(0, 0).select(0, 0), b), error: /matmul: both arguments need at least 1 dimension, got 0D and 2D tensors/ },
   { name: 'mm', inputs: { a, b }, torch: 'torch.mm(a, b)', run: ({ a, b }) => torch.mm(a, b), ...MM },
   { name: 'mm of 3-D is refused', inputs: { x3, y3 }, torch: 'torch.mm(x3, y3)', run: ({ x3, y3 }) => torch.mm(x3, y3), error: /mm: expected a 2-D tensor for self, got \[4, 7, 9\]/ },
   { name: 'bmm', inputs: { x3, y3 }, torch: 'torch.bmm(x3, y3)', run: ({ x3, y3 }) => x3.bmm(y3), ...MM },
