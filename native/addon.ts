@@ -61,8 +61,11 @@ export interface NativeAddon {
   free(h: StorageHandle): void;
   /** True while the storage has not been freed. */
   isLive(h: StorageHandle): boolean;
-  /** Bytes reported to V8 as external memory, and bytes JavaScript-owned storages hold. */
-  externalMemory(): { reported: number; held: number };
+  /**
+   * Bytes reported to V8 as external memory, bytes JavaScript-owned storages hold, and the
+   * collections run because tensors dropped without dispose() held a lot (count, seconds).
+   */
+  externalMemory(): { reported: number; held: number; forcedCollections: number; forcedCollectionSeconds: number };
   liveStorages(device: string): { id: number; shape: number[]; dtype: string; device: string; nbytes: number }[];
   reclaim(): number;
   setGcHook(fn: (() => void) | null): void;

@@ -16,7 +16,7 @@ import {
 } from '../dtype';
 import { codedError } from '../errors';
 import { emptyTensor, formatShape, Tensor, viewOf } from '../tensor';
-import { broadcastShapes, runOp } from './helpers';
+import { broadcastShapes, runInto, runOp } from './helpers';
 import { expandTo } from './views';
 
 /** Where and as what `to()` puts a tensor. */
@@ -29,10 +29,10 @@ export interface ToOptions {
 function moveTo(t: Tensor, device: string): Tensor {
   const src = contiguous(t);
   try {
-    const out = emptyTensor(t.shape.slice(), t.dtype, device);
     const size = dtypeSize(t.dtype);
-    native.copyBytes(out.handle(), 0, src.handle(), src.storageOffset() * size, t.numel * size);
-    return out;
+    return runInto(emptyTensor(t.shape.slice(), t.dtype, device), (out) =>
+      native.copyBytes(out.handle(), 0, src.handle(), src.storageOffset() * size, t.numel * size),
+    );
   } finally {
     if (src !== t) src.dispose();
   }
@@ -71,9 +71,7 @@ export function contiguous(t: Tensor): Tensor {
 
 /** A contiguous copy with its own storage. */
 export function clone(t: Tensor): Tensor {
-  const out = emptyTensor(t.shape.slice(), t.dtype, t.device);
-  runOp('copy', [out], [t]);
-  return out;
+  return runInto(emptyTensor(t.shape.slice(), t.dtype, t.device), (out) => runOp('copy', [out], [t]));
 }
 
 /**
@@ -95,17 +93,11 @@ export function to(t: Tensor, target: DType | DeviceLike | ToOptions, opts?: ToO
   if (opts?.dtype !== undefined) dtype = normalizeDtype(opts.dtype);
   if (opts?.device !== undefined) device = normalizeDevice(opts.device);
   if (dtype === t.dtype && device === t.device) return viewOf(t, t.shape.slice(), t.stride(), t.storageOffset());
-  if (device === t.device) {
-    const out = emptyTensor(t.shape.slice(), dtype, device);
-    runOp('copy', [out], [t]);
-    return out;
-  }
+  if (device === t.device) return runInto(emptyTensor(t.shape.slice(), dtype, device), (out) => runOp('copy', [out], [t]));
   const moved = moveTo(t, device);
   if (dtype === t.dtype) return moved;
   try {
-    const out = emptyTensor(t.shape.slice(), dtype, device);
-    runOp('copy', [out], [moved]);
-    return out;
+    return runInto(emptyTensor(t.shape.slice(), dtype, device), (out) => runOp('copy', [out], [moved]));
   } finally {
     moved.dispose();
   }

@@ -21,7 +21,7 @@ import {
 } from '../dtype';
 import { codedError } from '../errors';
 import { emptyTensor, Tensor } from '../tensor';
-import { argError, runOp } from './helpers';
+import { argError, runInto, runOp } from './helpers';
 
 /** Where and how to create a tensor. */
 export interface TensorOptions {
@@ -51,23 +51,17 @@ export function empty(shape: Shape, opts?: TensorOptions): Tensor {
 export function full(shape: Shape, value: number | boolean, opts?: TensorOptions): Tensor {
   if (typeof value !== 'number' && typeof value !== 'boolean') argError('full', 'a number', 'value', typeof value);
   const inferred: DType = typeof value === 'boolean' ? 'bool' : Number.isInteger(value) ? 'int64' : getDefaultDtype();
-  const t = make(shape, opts, inferred);
-  runOp('fill', [t], [], { value: Number(value) });
-  return t;
+  return runInto(make(shape, opts, inferred), (t) => runOp('fill', [t], [], { value: Number(value) }));
 }
 
 /** A tensor of zeros (default dtype unless given). */
 export function zeros(shape: Shape, opts?: TensorOptions): Tensor {
-  const t = make(shape, opts);
-  runOp('fill', [t], [], { value: 0 });
-  return t;
+  return runInto(make(shape, opts), (t) => runOp('fill', [t], [], { value: 0 }));
 }
 
 /** A tensor of ones (default dtype unless given). */
 export function ones(shape: Shape, opts?: TensorOptions): Tensor {
-  const t = make(shape, opts);
-  runOp('fill', [t], [], { value: 1 });
-  return t;
+  return runInto(make(shape, opts), (t) => runOp('fill', [t], [], { value: 1 }));
 }
 
 /**
@@ -97,9 +91,7 @@ export function arange(start: number, end?: number | TensorOptions, step?: numbe
   }
   const n = Math.ceil((e - s) / st);
   const allInt = Number.isInteger(s) && Number.isInteger(e) && Number.isInteger(st);
-  const t = make([n], o, allInt ? 'int64' : getDefaultDtype());
-  runOp('arange', [t], [], { start: s, step: st });
-  return t;
+  return runInto(make([n], o, allInt ? 'int64' : getDefaultDtype()), (t) => runOp('arange', [t], [], { start: s, step: st }));
 }
 
 /** `steps` values evenly spaced from start to end inclusive. */
@@ -107,56 +99,51 @@ export function linspace(start: number, end: number, steps: number, opts?: Tenso
   checkNumber('linspace', 'start', start);
   checkNumber('linspace', 'end', end);
   if (!Number.isInteger(steps) || steps < 0) argError('linspace', 'a non-negative integer', 'steps', steps);
-  const t = make([steps], opts);
-  if (steps === 0) return t;
-  if (steps === 1) {
-    runOp('fill', [t], [], { value: start });
-    return t;
-  }
-  // From both ends, as PyTorch does, so that the last value is exactly `end`.
-  const step = (end - start) / (steps - 1);
-  const half = Math.floor(steps / 2);
-  const lo = t.narrow(0, 0, half);
-  const hi = t.narrow(0, half, steps - half);
-  try {
-    runOp('arange', [lo], [], { start, step });
-    runOp('arange', [hi], [], { start: end - (steps - 1 - half) * step, step });
-  } finally {
-    lo.dispose();
-    hi.dispose();
-  }
-  return t;
+  return runInto(make([steps], opts), (t) => {
+    if (steps === 0) return;
+    if (steps === 1) {
+      runOp('fill', [t], [], { value: start });
+      return;
+    }
+    // From both ends, as PyTorch does, so that the last value is exactly `end`.
+    const step = (end - start) / (steps - 1);
+    const half = Math.floor(steps / 2);
+    const lo = t.narrow(0, 0, half);
+    const hi = t.narrow(0, half, steps - half);
+    try {
+      runOp('arange', [lo], [], { start, step });
+      runOp('arange', [hi], [], { start: end - (steps - 1 - half) * step, step });
+    } finally {
+      lo.dispose();
+      hi.dispose();
+    }
+  });
 }
 
 /** An n×m (default n×n) matrix with ones on the diagonal. */
 export function eye(n: number, m?: number | TensorOptions, opts?: TensorOptions): Tensor {
   const cols = typeof m === 'number' ? m : n;
   const o = typeof m === 'number' ? opts : m;
-  const t = zeros([n, cols], o);
-  const k = Math.min(n, cols);
-  if (k > 0) {
+  return runInto(zeros([n, cols], o), (t) => {
+    const k = Math.min(n, cols);
+    if (k === 0) return;
     const diag = new Tensor(t.untypedStorage(), [k], [cols + 1], 0, t.dtype);
     try {
       runOp('fill', [diag], [], { value: 1 });
     } finally {
       diag.dispose();
     }
-  }
-  return t;
+  });
 }
 
 /** Uniform random values in [0, 1). */
 export function rand(shape: Shape, opts?: TensorOptions): Tensor {
-  const t = make(shape, opts);
-  runOp('uniform', [t], [], { low: 0, high: 1 });
-  return t;
+  return runInto(make(shape, opts), (t) => runOp('uniform', [t], [], { low: 0, high: 1 }));
 }
 
 /** Standard normal random values. */
 export function randn(shape: Shape, opts?: TensorOptions): Tensor {
-  const t = make(shape, opts);
-  runOp('normal', [t], [], { mean: 0, std: 1 });
-  return t;
+  return runInto(make(shape, opts), (t) => runOp('normal', [t], [], { mean: 0, std: 1 }));
 }
 
 /** Random integers in [low, high): randint(high, shape) or randint(low, high, shape). Dtype int64. */
@@ -177,9 +164,7 @@ export function randint(low: number, high: number | Shape, shape?: Shape | Tenso
   if (!Number.isInteger(lo)) argError('randint', 'an integer', 'low', lo);
   if (!Number.isInteger(hi)) argError('randint', 'an integer', 'high', hi);
   if (hi <= lo) throw codedError('TSGPU_ARG', `randint: expected low < high, got low=${lo} and high=${hi}`);
-  const t = make(sh, o, 'int64');
-  runOp('randint', [t], [], { low: lo, high: hi });
-  return t;
+  return runInto(make(sh, o, 'int64'), (t) => runOp('randint', [t], [], { low: lo, high: hi }));
 }
 
 /**

@@ -73,12 +73,24 @@ export function broadcastShapes(op: string, shapes: readonly (readonly number[])
   return out;
 }
 
+/**
+ * Runs `fill` (which writes `t`) and returns `t`; if it throws, `t` is
+ * disposed first, so that a failed op leaves no output behind.
+ */
+export function runInto(t: Tensor, fill: (t: Tensor) => void): Tensor {
+  try {
+    fill(t);
+  } catch (e) {
+    t.dispose();
+    throw e;
+  }
+  return t;
+}
+
 /** `t` with dtype `dtype` (t itself when it already has it; else a converted copy). */
 export function castTo(t: Tensor, dtype: DType): Tensor {
   if (t.dtype === dtype) return t;
-  const out = emptyTensor(t.shape.slice(), dtype, t.device);
-  runOp('copy', [out], [t]);
-  return out;
+  return runInto(emptyTensor(t.shape.slice(), dtype, t.device), (out) => runOp('copy', [out], [t]));
 }
 
 const INPLACE_OK = new Set<string>(OP_LIST.filter((r) => r.inplace).map((r) => r.name));
@@ -128,8 +140,9 @@ export function elementwise<N extends OpName>(
 ): Tensor {
   for (let i = 0; i < inputs.length; i++) {
     const x = inputs[i];
-    if (!(x instanceof Tensor) && typeof x !== 'number' && typeof x !== 'boolean') {
-      argError(op, 'a Tensor or a number', `argument ${i + 1}`, x === null ? 'null' : typeof x);
+    if (x instanceof Tensor) x.liveStorage(); // a disposed operand fails before anything is allocated
+    else if (typeof x !== 'number' && typeof x !== 'boolean') {
+      argError(op, 'a Tensor or a number', `argument ${i + 1}`, x === null ? 'null' : typeof x === 'object' ? 'an object' : x);
     }
   }
   const device = sameDevice(op, opts.out ? [opts.out, ...inputs] : inputs);
@@ -148,9 +161,7 @@ export function elementwise<N extends OpName>(
   try {
     const target = opts.out;
     if (target === undefined) {
-      const out = emptyTensor(shape, outDtype, device);
-      runOp(op, [out], cast as OpInput[], opts.attrs);
-      return out;
+      return runInto(emptyTensor(shape, outDtype, device), (out) => runOp(op, [out], cast as OpInput[], opts.attrs));
     }
     if (target.shape.length !== shape.length || target.shape.some((s, i) => s !== shape[i])) {
       throw codedError(

@@ -111,7 +111,7 @@ describe('cuda', () => {
     const { status, result, stderr } = runChild(
       `
       const x = torch.ones([30 * 256 * 1024], { device: 'cuda:0' }); // 30 MiB
-      const y = torch.full([3 * 256 * 1024], 2, { device: 'cuda:0' }); // 3 MiB, mapped right after x
+      const y = torch.full([3 * 256 * 1024], 2, { device: 'cuda:0', dtype: 'float32' }); // 3 MiB, mapped right after x
       const s = torch.cuda.memoryStats(0);
       const sx = x.sum(), sy = y.sum(); // small pool: its own expandable segment
       const sums = [sx.item(), sy.item()];

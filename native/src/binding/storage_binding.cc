@@ -16,6 +16,8 @@
 //
 // The hot path (alloc, free) uses the C Node-API directly: no wrapper
 // object, no string arguments, no exceptions unless something is wrong.
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "binding/binding.h"
@@ -34,6 +36,19 @@ napi_ref gGcHook = nullptr;        // strong; JS function that runs the collecto
 napi_env gMainEnv = nullptr;       // the env that owns the storages and may run the hook
 thread_local napi_env tlEnv = nullptr;  // env of the binding call in progress
 
+// Collections asked for because tensors were dropped without dispose():
+// when the bytes held by JavaScript-owned storages have grown by more than
+// the threshold since the last collection, a full collection runs before the
+// next allocation and the storages of collected tensors are freed. A loop
+// that disposes its temporaries holds a flat amount and never triggers it; a
+// loop that drops 4 MiB temporaries triggers it every 32 of them. The
+// threshold grows with what survives (half of it, at least kGcMinGrowth), so
+// building up a large live set costs few collections.
+constexpr int64_t kGcMinGrowth = 128LL << 20;
+int64_t gHeldAfterGc = 0;    // bytes held right after the last collection
+uint64_t gForcedGcs = 0;     // collections run by this rule
+double gForcedGcSeconds = 0; // time spent in them (collection and sweep)
+
 void releaseStorage(napi_env env, StorageTable::Handle h) {
   StorageRecord* rec = storages().find(h);
   if (rec == nullptr) return;
@@ -43,6 +58,20 @@ void releaseStorage(napi_env env, StorageTable::Handle h) {
   rec->owner = nullptr;
   storages().release(h);
   gExternal.sub(env, slot, nbytes);
+  if (gExternal.held() < gHeldAfterGc) gHeldAfterGc = gExternal.held();  // the baseline follows frees down
+}
+
+/** Runs the JavaScript collector through the hook (best effort: its exception is cleared). */
+void runGcHook(napi_env env) {
+  if (gGcHook == nullptr) return;
+  napi_value fn = nullptr, global = nullptr, result = nullptr;
+  if (napi_get_reference_value(env, gGcHook, &fn) == napi_ok && fn != nullptr) {
+    napi_get_global(env, &global);
+    if (napi_call_function(env, global, fn, 0, nullptr, &result) != napi_ok) {
+      napi_value ignored;
+      napi_get_and_clear_last_exception(env, &ignored);
+    }
+  }
 }
 
 bool freeMemoryCallback() {
@@ -51,19 +80,23 @@ bool freeMemoryCallback() {
   Napi::Env e(env);
   Napi::HandleScope scope(e);
   size_t freed = sweepCollected(env);
-  if (gGcHook != nullptr) {
-    napi_value fn = nullptr, global = nullptr, result = nullptr;
-    if (napi_get_reference_value(env, gGcHook, &fn) == napi_ok && fn != nullptr) {
-      napi_get_global(env, &global);
-      if (napi_call_function(env, global, fn, 0, nullptr, &result) != napi_ok) {
-        // The hook is best effort; clear its exception and go on to report OOM.
-        napi_value ignored;
-        napi_get_and_clear_last_exception(env, &ignored);
-      }
-    }
-  }
+  runGcHook(env);
   freed += sweepCollected(env);
   return freed > 0;
+}
+
+void afterCollection() { gHeldAfterGc = gExternal.held(); }
+
+void collectIfGrown(napi_env env) {
+  const int64_t held = gExternal.held();
+  const int64_t threshold = std::max(kGcMinGrowth, gHeldAfterGc / 2);
+  if (held - gHeldAfterGc < threshold || gGcHook == nullptr) return;
+  const auto start = std::chrono::steady_clock::now();
+  runGcHook(env);
+  sweepCollected(env);
+  afterCollection();
+  ++gForcedGcs;
+  gForcedGcSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 struct EnvScope {
@@ -130,7 +163,10 @@ napi_value Alloc(napi_env env, napi_callback_info cbinfo) {
       }
     }
     Device* device = gSlots[static_cast<size_t>(slot)];
-    if (env == gMainEnv) sweepIfCollected(env);  // free what the collector already found
+    if (env == gMainEnv) {
+      sweepIfCollected(env);  // free what the collector already found
+      collectIfGrown(env);    // or collect now, if dropped tensors may hold a lot
+    }
     StorageTable::Handle h;
     {
       EnvScope scope(env);
@@ -232,11 +268,14 @@ Napi::Value SetGcHook(const Napi::CallbackInfo& info) {
   });
 }
 
-// externalMemory() -> { reported, held } bytes: what V8 was told and what JS-owned storages hold.
+// externalMemory() -> { reported, held, forcedCollections, forcedCollectionSeconds }: bytes V8 was
+// told and bytes JS-owned storages hold; collections run because dropped tensors held a lot, and their time.
 Napi::Value ExternalMemoryInfo(const Napi::CallbackInfo& info) {
   Napi::Object o = Napi::Object::New(info.Env());
   o.Set("reported", static_cast<double>(gExternal.reported()));
   o.Set("held", static_cast<double>(gExternal.held()));
+  o.Set("forcedCollections", static_cast<double>(gForcedGcs));
+  o.Set("forcedCollectionSeconds", gForcedGcSeconds);
   return o;
 }
 
