@@ -135,6 +135,14 @@
   X(logSoftmax, "self",          "out", "dim:int",                           "float",   "") \
   /* out <- running sum along dim (integers and bool write int64) */ \
   X(cumsum,    "self",          "out", "dim:int",                           "all",     "") \
+  /* out <- self gathered along dim at index (int64, index's shape); indexSelect and embedding use it */ \
+  X(gather,    "self,index",    "out", "dim:int",                           "all",     "") \
+  /* out (a copy of self, written in place) <- src at index along dim; scatterAdd adds (atomically on cuda) */ \
+  X(scatter,   "self,index,src#", "out", "dim:int",                         "all",     "inplace") \
+  X(scatterAdd, "self,index,src#", "out", "dim:int",                        "numeric", "inplace") \
+  /* out <- normalization of each row of normalizedNumel trailing elements (contiguous self, weight, bias) */ \
+  X(layerNorm, "self,weight?,bias?", "out", "normalizedNumel:int,eps:double=1e-5", "float", "") \
+  X(rmsNorm,   "self,weight?",  "out", "normalizedNumel:int,eps:double",   "float",   "") \
   /* out [..., m, n] <- alpha * self [..., m, k] @ mat2 [..., k, n] + beta * out (out read only when beta != 0); batch dims broadcast by strides */ \
   X(gemm,      "self,mat2",     "out", "alpha:double=1,beta:double=0,allowTf32:bool=false", "float", "") \
   /* weights <- softmax(scale * query @ key^T, masked by mask (bool: keep where true; float: added) and causal); out <- weights @ value */ \
