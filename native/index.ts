@@ -62,6 +62,8 @@ export {
   getNumThreads,
   matmulBackends,
   backends,
+  setFloat32MatmulPrecision,
+  getFloat32MatmulPrecision,
   AddmmOptions,
   AttentionOptions,
 } from './ops/linalg';

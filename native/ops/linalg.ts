@@ -23,6 +23,19 @@ export const backends = {
   },
 };
 
+/** PyTorch's float32 matmul precision: 'highest' (no TF32) or 'high'/'medium' (TF32 allowed on CUDA). */
+export function setFloat32MatmulPrecision(precision: 'highest' | 'high' | 'medium'): void {
+  if (precision !== 'highest' && precision !== 'high' && precision !== 'medium') {
+    argError('setFloat32MatmulPrecision', "'highest', 'high' or 'medium'", 'precision', precision);
+  }
+  backends.cuda.matmul.allowTf32 = precision !== 'highest';
+}
+
+/** 'highest' unless TF32 is allowed for float32 matmuls ('high'). */
+export function getFloat32MatmulPrecision(): 'highest' | 'high' {
+  return backends.cuda.matmul.allowTf32 ? 'high' : 'highest';
+}
+
 /** Sets the number of threads CPU ops use (the caller's thread included), as torch.set_num_threads. */
 export function setNumThreads(n: number): void {
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) argError('setNumThreads', 'a positive integer', 'n', n);

@@ -141,6 +141,15 @@ describe('linalg beyond PyTorch comparisons', () => {
     expect(() => torch.scaledDotProductAttention(q, k, val, { isCausal: true, attnMask: floatMask })).toThrow(/either attnMask or isCausal/);
   });
 
+  test('float32 matmul precision switches TF32 as PyTorch does', () => {
+    expect(torch.getFloat32MatmulPrecision()).toBe('highest');
+    torch.setFloat32MatmulPrecision('high');
+    expect(torch.backends.cuda.matmul.allowTf32).toBe(true);
+    torch.setFloat32MatmulPrecision('highest');
+    expect(torch.backends.cuda.matmul.allowTf32).toBe(false);
+    expect(() => torch.setFloat32MatmulPrecision('low' as 'high')).toThrow("setFloat32MatmulPrecision: expected 'highest', 'high' or 'medium' for precision, got 'low'");
+  });
+
   test('matmulBackends says what the CPU matmul runs on', () => {
     const info = torch.matmulBackends();
     expect(info.cpu).toMatch(/blocked kernel \((avx512|avx2|generic)\)/);
