@@ -39,9 +39,11 @@ void* openFirst(const std::vector<std::string>& names, std::string* path, std::s
   return nullptr;
 }
 
+/** Binds `symbol` (or, failing that, `alternative`, e.g. the name without `_v2`); records it as missing otherwise. */
 template <typename F>
-bool bind(void* h, const char* symbol, F* out, std::string* missing) {
+bool bind(void* h, const char* symbol, F* out, std::string* missing, const char* alternative = nullptr) {
   *out = reinterpret_cast<F>(dlsym(h, symbol));
+  if (*out == nullptr && alternative != nullptr) *out = reinterpret_cast<F>(dlsym(h, alternative));
   if (*out == nullptr) *missing += (missing->empty() ? "" : ", ") + std::string(symbol);
   return *out != nullptr;
 }
@@ -59,9 +61,9 @@ Api load() {
     return a;
   }
   std::string missing;
-  bind(h, "cublasCreate_v2", &a.create, &missing);
-  bind(h, "cublasDestroy_v2", &a.destroy, &missing);
-  bind(h, "cublasSetStream_v2", &a.setStream, &missing);
+  bind(h, "cublasCreate_v2", &a.create, &missing, "cublasCreate");
+  bind(h, "cublasDestroy_v2", &a.destroy, &missing, "cublasDestroy");
+  bind(h, "cublasSetStream_v2", &a.setStream, &missing, "cublasSetStream");
   bind(h, "cublasSetMathMode", &a.setMathMode, &missing);
   bind(h, "cublasGemmEx", &a.gemmEx, &missing);
   bind(h, "cublasGemmStridedBatchedEx", &a.gemmStridedBatchedEx, &missing);
