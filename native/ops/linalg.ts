@@ -183,7 +183,10 @@ export interface AddmmOptions {
 
 /** Fresh [rows, cols] tensor holding `bias` broadcast, the C of a gemm with beta. */
 function broadcastInto(op: string, bias: Tensor, shape: number[], dtype: DType, device: string): Tensor {
-  broadcastShapes(op, [bias.shape, shape]);
+  const b = broadcastShapes(op, [bias.shape, shape]);
+  if (b.length !== shape.length || b.some((s, i) => s !== shape[i])) {
+    throw codedError('TSGPU_ARG', `${op}: ${op === 'linear' ? 'bias' : 'input'} of shape ${formatShape(bias.shape)} cannot be broadcast to ${formatShape(shape)}`);
+  }
   const out = emptyTensor(shape, dtype, device);
   runOp('copy', [out], [expandTo(bias, shape)]);
   return out;

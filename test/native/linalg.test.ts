@@ -77,6 +77,7 @@ const cases: RefCase[] = [
   { name: 'addmm', inputs: { inp, a, b }, torch: 'torch.addmm(inp, a, b)', run: ({ inp, a, b }) => torch.addmm(inp, a, b), ...MM },
   { name: 'addmm beta, alpha, broadcast input', inputs: { row29, a, b }, torch: 'torch.addmm(row29, a, b, beta=0.5, alpha=-2)', run: ({ row29, a, b }) => row29.addmm(a, b, { beta: 0.5, alpha: -2 }), ...MM },
   { name: 'addmm beta 0 ignores input', inputs: { inp, a, b }, torch: 'torch.addmm(inp * float("nan"), a, b, beta=0)', run: ({ inp, a, b }) => torch.addmm(inp.mul(NaN), a, b, { beta: 0 }), ...MM },
+  { name: 'addmm with an input that does not broadcast is refused', inputs: { inp, a, b }, torch: 'torch.addmm(inp.expand(2, 33, 29), a, b)', run: ({ inp, a, b }) => torch.addmm(inp.expand(2, 33, 29), a, b), error: /addmm: input of shape \[2, 33, 29\] cannot be broadcast to \[33, 29\]/ },
   { name: 'linear with bias, 3-D input', inputs: { x3, w, bias6 }, torch: 'torch.nn.functional.linear(x3, w, bias6)', run: ({ x3, w, bias6 }) => torch.linear(x3, w, bias6), ...MM },
   { name: 'linear without bias, 1-D input', inputs: { w }, torch: 'torch.nn.functional.linear(w[0, :9], w)', run: ({ w }) => torch.linear(w.select(0, 0), w), ...MM },
   { name: 'outer', inputs: { v17, v29 }, torch: 'torch.outer(v17, v29)', run: ({ v17, v29 }) => torch.outer(v17, v29), ...MM },
