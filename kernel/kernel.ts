@@ -43,6 +43,8 @@ export async function startKernel(b: Boot): Promise<void> {
     pump: () => transport.pump(),
   }, log);
   registerBuiltinMagics(magics);
+  // Long tensor ops stop between chunks, and any op when it returns, once the interrupt flag is set.
+  (globalThis as any)[Symbol.for("tsgpu.interruptFlag")] = transport.interruptFlag;
   // Memory history names the cell and line that allocated (the runtime reads this when it records stacks).
   (globalThis as any)[Symbol.for("tsgpu.frameMapper")] = (file: string, line: number, col: number) => { const rec = engine.cells.get(file); const p = rec && cellPosition(rec, line, col); return rec && p ? { label: `Cell In[${rec.executionCount}]`, line: p.line } : null; };
   const history = new History(historyFile(), log);

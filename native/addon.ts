@@ -59,6 +59,8 @@ export interface NativeAddon {
   alloc(owner: object, slot: number, nbytes: number, dtype: number, id: number, frames?: Frame[] | null): StorageHandle;
   /** Frees a storage now; a handle already freed is ignored. */
   free(h: StorageHandle): void;
+  /** Reserves n storage ids unique in the process; returns the first. */
+  takeIds(n: number): number;
   /** True while the storage has not been freed. */
   isLive(h: StorageHandle): boolean;
   /**
@@ -94,6 +96,8 @@ export interface NativeAddon {
   opList(): { name: string; inputs: string[]; outputs: string[]; attrs: string[]; dtypes: string; inplace: boolean; kernels: string[] }[];
   /** The dtype table (native/src/base/dtype.h). */
   dtypes(): { name: string; code: number; bytes: number; kind: string; signed: boolean }[];
+  /** Long ops stop with TSGPU_INTERRUPTED while element 0 of `flag` is nonzero (null: no flag). */
+  setInterruptFlag(flag: Int32Array | null): void;
   /** Kernel registration problems (two kernels for one op and device), one line each. */
   registryProblems(): string[];
   /** Copies nbytes from byteOffset of a storage to a new ArrayBuffer (waits for the device). */
@@ -137,11 +141,20 @@ function loadAddon(): NativeAddon {
 /** The loaded addon. */
 export const native: NativeAddon = loadAddon();
 
-let lastStorageId = 0;
+// Ids come from the addon in blocks, so that they are unique in the process even when
+// several module instances (worker threads, test sandboxes) load the runtime.
+const ID_BLOCK = 1024;
+let nextId = 0;
+let idsLeft = 0;
 
 /** A new unique storage id (what liveStorages and %memory show as #id). */
 export function nextStorageId(): number {
-  return ++lastStorageId;
+  if (idsLeft === 0) {
+    nextId = native.takeIds(ID_BLOCK);
+    idsLeft = ID_BLOCK;
+  }
+  idsLeft--;
+  return nextId++;
 }
 
 /**

@@ -25,9 +25,11 @@ export function dtypeInfo(dtype: DType): DTypeRow {
   return BY_NAME.get(dtype) as DTypeRow;
 }
 
+const CODES: Readonly<Record<string, number>> = Object.fromEntries(DTYPE_TABLE.map((r) => [r.name, r.code]));
+
 /** The dtype's code in the native addon. */
 export function dtypeCode(dtype: DType): number {
-  return (BY_NAME.get(dtype) as DTypeRow).code;
+  return CODES[dtype];
 }
 
 /** Bytes per element. */

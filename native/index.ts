@@ -101,6 +101,7 @@ export {
 } from './dtype';
 export { broadcastShapes } from './ops/helpers';
 export { tidy, noGrad } from './scope';
+export { setInterruptFlag } from './interrupt';
 export { OutOfMemoryError, codedError } from './errors';
 export { DeviceLike } from './device';
 export * as memory from './memory';

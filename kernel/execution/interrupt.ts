@@ -6,7 +6,11 @@ export class InterruptError extends Error {
   }
 }
 
-/** Node's error for a synchronous script stopped by SIGINT (vm's breakOnSigint). */
+/**
+ * Node's error for a synchronous script stopped by SIGINT (vm's breakOnSigint),
+ * or the tensor runtime's for an op stopped by the interrupt flag.
+ */
 export function isVmSigint(e: unknown): boolean {
-  return (e as any)?.code === "ERR_SCRIPT_EXECUTION_INTERRUPTED";
+  const code = (e as any)?.code;
+  return code === "ERR_SCRIPT_EXECUTION_INTERRUPTED" || code === "TSGPU_INTERRUPTED";
 }

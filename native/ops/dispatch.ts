@@ -13,6 +13,7 @@
 import { native } from '../addon';
 import { dtypeCode } from '../dtype';
 import { OP_LIST, OpAttrs, OpName } from '../generated/op_list';
+import { armInterrupt, throwIfInterrupted } from '../interrupt';
 import { Tensor } from '../tensor';
 
 /** What may stand for an input: a tensor, a number (inputs marked `#`), or null/undefined (inputs marked `?`). */
@@ -61,8 +62,8 @@ function putTensor(p: number, t: Tensor): number {
 
 /**
  * Runs op `name` on the device of its tensors, writing `outputs`. Throws a
- * coded error (TSGPU_ARG, TSGPU_UNSUPPORTED, TSGPU_DISPOSED, TSGPU_OOM, ...)
- * whose message starts with the op's name.
+ * coded error (TSGPU_ARG, TSGPU_UNSUPPORTED, TSGPU_DISPOSED, TSGPU_OOM,
+ * TSGPU_INTERRUPTED, ...) whose message starts with the op's name.
  */
 export function runOp<N extends OpName>(
   name: N,
@@ -72,6 +73,7 @@ export function runOp<N extends OpName>(
 ): void {
   const op = OPS.get(name);
   if (op === undefined) throw new Error(`runOp: unknown op '${name}'`);
+  armInterrupt();
   let words = 3;
   for (let i = 0; i < outputs.length; i++) words += tensorWords(outputs[i]);
   for (let i = 0; i < inputs.length; i++) {
@@ -98,10 +100,12 @@ export function runOp<N extends OpName>(
   }
   if (attrs === undefined || op.attrNames.length === 0) {
     native.op();
-    return;
+  } else {
+    const a = attrs as Record<string, unknown>;
+    const values = new Array<unknown>(op.attrNames.length);
+    for (let i = 0; i < values.length; i++) values[i] = a[op.attrNames[i]];
+    native.op(values);
   }
-  const a = attrs as Record<string, unknown>;
-  const values = new Array<unknown>(op.attrNames.length);
-  for (let i = 0; i < values.length; i++) values[i] = a[op.attrNames[i]];
-  native.op(values);
+  // An interrupt during the op takes effect when it returns (CPU ops also stop between chunks).
+  throwIfInterrupted(name);
 }

@@ -138,32 +138,53 @@ export function elementwise<N extends OpName>(
   inputs: readonly (Tensor | number | boolean)[],
   opts: ElementwiseOptions<N> = {},
 ): Tensor {
+  // Checks, the device, the result dtype and the broadcast shape in one pass
+  // (this runs for every small op, so no intermediate arrays).
+  let device: string | null = opts.out ? opts.out.device : null;
+  let shape: number[] | null = null;
+  let sameShape = true;
+  let first: Tensor | null = null;
   for (let i = 0; i < inputs.length; i++) {
     const x = inputs[i];
-    if (x instanceof Tensor) x.liveStorage(); // a disposed operand fails before anything is allocated
-    else if (typeof x !== 'number' && typeof x !== 'boolean') {
+    if (x instanceof Tensor) {
+      x.liveStorage(); // a disposed operand fails before anything is allocated
+      if (device === null) device = x.device;
+      else if (x.device !== device) sameDevice(op, opts.out ? [opts.out, ...inputs] : inputs);
+      if (first === null) first = x;
+      else if (sameShape && !shapesEqual(first.shape, x.shape)) sameShape = false;
+    } else if (typeof x !== 'number' && typeof x !== 'boolean') {
       argError(op, 'a Tensor or a number', `argument ${i + 1}`, x === null ? 'null' : typeof x === 'object' ? 'an object' : x);
     }
   }
-  const device = sameDevice(op, opts.out ? [opts.out, ...inputs] : inputs);
+  if (first === null || device === null) throw codedError('TSGPU_ARG', `${op}: expected at least one tensor`);
+  if (sameShape) shape = first.shape.slice();
+  else shape = broadcastShapes(op, inputs.filter((x): x is Tensor => x instanceof Tensor).map((t) => t.shape));
   const compute = opts.computeDtype ?? resultType(...(inputs as Operand[]));
   const outDtype = opts.outDtype ?? compute;
-  const shapes = inputs.filter((x): x is Tensor => x instanceof Tensor).map((t) => t.shape);
-  const shape = broadcastShapes(op, shapes);
-  const keep = opts.keepDtype ?? [];
-  const temps: Tensor[] = [];
-  const cast = inputs.map((x, i) => {
-    if (!(x instanceof Tensor) || keep.includes(i) || x.dtype === compute) return x;
+  const keep = opts.keepDtype;
+  let temps: Tensor[] | null = null;
+  let cast: readonly OpInput[] = inputs;
+  for (let i = 0; i < inputs.length; i++) {
+    const x = inputs[i];
+    if (!(x instanceof Tensor) || x.dtype === compute || (keep !== undefined && keep.includes(i))) continue;
+    if (cast === inputs) cast = inputs.slice();
     const c = castTo(x, compute);
-    temps.push(c);
-    return c;
-  });
+    (temps ??= []).push(c);
+    (cast as OpInput[])[i] = c;
+  }
   try {
     const target = opts.out;
     if (target === undefined) {
-      return runInto(emptyTensor(shape, outDtype, device), (out) => runOp(op, [out], cast as OpInput[], opts.attrs));
+      const out = emptyTensor(shape, outDtype, device);
+      try {
+        runOp(op, [out], cast, opts.attrs);
+      } catch (e) {
+        out.dispose();
+        throw e;
+      }
+      return out;
     }
-    if (target.shape.length !== shape.length || target.shape.some((s, i) => s !== shape[i])) {
+    if (!shapesEqual(target.shape, shape)) {
       throw codedError(
         'TSGPU_ARG',
         `${op}: the result of shape ${formatShape(shape)} does not fit the in-place target of shape ${formatShape(target.shape)}`,
@@ -174,17 +195,24 @@ export function elementwise<N extends OpName>(
     }
     const direct =
       INPLACE_OK.has(op) &&
-      target.dtype === outDtype && cast.every((x) => !(x instanceof Tensor) || x === target || !partialOverlap(x, target));
+      target.dtype === outDtype &&
+      cast.every((x) => !(x instanceof Tensor) || x === target || !partialOverlap(x, target));
     if (direct) {
-      runOp(op, [target], cast as OpInput[], opts.attrs);
+      runOp(op, [target], cast, opts.attrs);
       return target;
     }
     const tmp = emptyTensor(shape, outDtype, device);
-    temps.push(tmp);
-    runOp(op, [tmp], cast as OpInput[], opts.attrs);
+    (temps ??= []).push(tmp);
+    runOp(op, [tmp], cast, opts.attrs);
     runOp('copy', [target], [tmp]);
     return target;
   } finally {
-    for (const t of temps) t.dispose();
+    if (temps !== null) for (const t of temps) t.dispose();
   }
+}
+
+function shapesEqual(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

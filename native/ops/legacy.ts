@@ -6,6 +6,7 @@
  */
 import { native } from '../addon';
 import { codedError } from '../errors';
+import { throwIfInterrupted } from '../interrupt';
 import { formatShape, Tensor } from '../tensor';
 import { broadcastShapes, checkTensor, emptyTensor, sameDevice } from './helpers';
 import { expandTo } from './views';
@@ -27,6 +28,7 @@ function binary(op: 'mul' | 'div', a: Tensor, b: Tensor | number): Tensor {
     const ca = compact(a);
     const out = emptyTensor(a.shape.slice(), 'float32', a.device);
     native.binaryScalar(op, out.handle(), ca.handle(), b);
+    throwIfInterrupted(op);
     if (ca !== a) ca.dispose();
     return out;
   }
@@ -41,6 +43,7 @@ function binary(op: 'mul' | 'div', a: Tensor, b: Tensor | number): Tensor {
   try {
     const out = emptyTensor(shape, 'float32', device);
     native.binary(op, out.handle(), ca.handle(), cb.handle());
+    throwIfInterrupted(op);
     return out;
   } finally {
     for (const t of [ea, eb, ca, cb]) if (t !== a && t !== b) t.dispose();
@@ -65,6 +68,7 @@ export function sum(a: Tensor): Tensor {
   try {
     const out = emptyTensor([], 'float32', a.device);
     native.sum(out.handle(), ca.handle());
+    throwIfInterrupted('sum');
     return out;
   } finally {
     if (ca !== a) ca.dispose();

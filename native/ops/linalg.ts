@@ -92,8 +92,22 @@ function blasAddressable(t: Tensor): boolean {
   return false;
 }
 
-/** Runs gemm: out [..., m, n] = alpha · a [..., m, k] · b [..., k, n] (+ beta · out). Temporaries are disposed. */
-function gemmInto(out: Tensor, a: Tensor, b: Tensor, alpha: number, beta: number): void {
+/** Runs `body`; an error of the native op (gemm, attention) is renamed for the user's op (matmul: interrupted). */
+function asOp<T>(op: string, native: string, body: () => T): T {
+  try {
+    return body();
+  } catch (e) {
+    const err = e as Error;
+    if (typeof err.message === 'string' && err.message.startsWith(`${native}: `)) err.message = `${op}: ${err.message.slice(native.length + 2)}`;
+    throw err;
+  }
+}
+
+/**
+ * Runs gemm for `op`: out [..., m, n] = alpha · a [..., m, k] · b [..., k, n] (+ beta · out).
+ * `out` is the caller's fresh result: disposed here when the op fails (an interrupt, say).
+ */
+function gemmInto(op: string, out: Tensor, a: Tensor, b: Tensor, alpha: number, beta: number): void {
   const temps: Tensor[] = [];
   const ready = (t: Tensor) => {
     if (blasAddressable(t)) return t;
@@ -103,7 +117,10 @@ function gemmInto(out: Tensor, a: Tensor, b: Tensor, alpha: number, beta: number
   };
   try {
     cudaNotice(out.device);
-    runOp('gemm', [out], [ready(a), ready(b)], { alpha, beta, allowTf32: backends.cuda.matmul.allowTf32 });
+    asOp(op, 'gemm', () => runOp('gemm', [out], [ready(a), ready(b)], { alpha, beta, allowTf32: backends.cuda.matmul.allowTf32 }));
+  } catch (e) {
+    out.dispose();
+    throw e;
   } finally {
     for (const t of temps) t.dispose();
   }
@@ -131,7 +148,7 @@ export function matmul(a: Tensor, b: Tensor): Tensor {
   if (k !== k2) cannotMultiply('matmul', a, b, k, k2);
   const batch = broadcastShapes('matmul', [a2.shape.slice(0, -2), b2.shape.slice(0, -2)]);
   const out = emptyTensor([...batch, m, n], dtype, device);
-  gemmInto(out, a2, b2, 1, 0);
+  gemmInto('matmul', out, a2, b2, 1, 0);
   if (a.ndim > 1 && b.ndim > 1) return out;
   const shape = [...batch, ...(a.ndim > 1 ? [m] : []), ...(b.ndim > 1 ? [n] : [])];
   const r = reshape(out, shape);
@@ -169,7 +186,7 @@ function matmulChecked(op: string, a: Tensor, b: Tensor): Tensor {
   const dtype = checkSameDtype(op, [a, b]);
   const shape = [...a.shape.slice(0, -1), b.shape[b.ndim - 1]];
   const out = emptyTensor(shape, dtype, device);
-  gemmInto(out, a, b, 1, 0);
+  gemmInto(op, out, a, b, 1, 0);
   return out;
 }
 
@@ -204,11 +221,11 @@ export function addmm(input: Tensor, mat1: Tensor, mat2: Tensor, opts: AddmmOpti
   const shape = [mat1.shape[0], mat2.shape[1]];
   if (beta === 0) {
     const out = emptyTensor(shape, dtype, device);
-    gemmInto(out, mat1, mat2, alpha, 0);
+    gemmInto('addmm', out, mat1, mat2, alpha, 0);
     return out;
   }
   const out = broadcastInto('addmm', input, shape, dtype, device);
-  gemmInto(out, mat1, mat2, alpha, beta);
+  gemmInto('addmm', out, mat1, mat2, alpha, beta);
   return out;
 }
 
@@ -230,7 +247,7 @@ export function linear(x: Tensor, weight: Tensor, bias?: Tensor | null): Tensor 
   const wt = transpose(weight, 0, 1);
   try {
     const out = bias ? broadcastInto('linear', bias, [rows, outF], dtype, device) : emptyTensor([rows, outF], dtype, device);
-    gemmInto(out, x2, wt, 1, bias ? 1 : 0);
+    gemmInto('linear', out, x2, wt, 1, bias ? 1 : 0);
     const r = reshape(out, [...lead, outF]);
     if (r !== out) out.dispose();
     return r;
@@ -249,7 +266,7 @@ export function outer(self: Tensor, vec2: Tensor): Tensor {
   const out = emptyTensor([self.shape[0], vec2.shape[0]], dtype, device);
   const a = unsqueeze(self, 1), b = unsqueeze(vec2, 0);
   try {
-    gemmInto(out, a, b, 1, 0);
+    gemmInto('outer', out, a, b, 1, 0);
   } finally {
     a.dispose();
     b.dispose();
@@ -307,11 +324,16 @@ export function scaledDotProductAttention(q: Tensor, k: Tensor, v: Tensor, opts:
   };
   try {
     cudaNotice(device);
-    runOp('attention', [out, weights], [ready(q), ready(k), ready(v), mask], {
-      scale,
-      causal: opts.isCausal ?? false,
-      allowTf32: backends.cuda.matmul.allowTf32,
-    });
+    asOp(op, 'attention', () =>
+      runOp('attention', [out, weights], [ready(q), ready(k), ready(v), mask], {
+        scale,
+        causal: opts.isCausal ?? false,
+        allowTf32: backends.cuda.matmul.allowTf32,
+      }),
+    );
+  } catch (e) {
+    out.dispose();
+    throw e;
   } finally {
     weights.dispose();
     for (const t of temps) t.dispose();

@@ -5,6 +5,7 @@
  * float32/float64/float16/bfloat16; the thread count; argument errors.
  */
 import * as torch from '../../native/index';
+import { runChild } from './helpers';
 import { compareWithTorch, RefCase } from './torch_reference';
 
 torch.manualSeed(4321);
@@ -130,6 +131,28 @@ describe('linalg beyond PyTorch comparisons', () => {
     } finally {
       torch.setNumThreads(saved);
     }
+  });
+
+  test('an interrupt stops a loop of matmuls with "matmul: interrupted" and leaves nothing allocated', () => {
+    const { status, result, stderr } = runChild(`
+      const { Worker } = require('worker_threads');
+      const shared = new SharedArrayBuffer(8);
+      const flag = new Int32Array(shared);
+      torch.setInterruptFlag(flag);
+      const a = torch.randn([256, 256]);
+      const before = torch.memory.allocated('cpu');
+      new Worker('const { workerData } = require("worker_threads"); setTimeout(() => Atomics.store(new Int32Array(workerData), 0, 1), 100);', { eval: true, workerData: shared });
+      let code = null, message = null;
+      try { for (;;) torch.matmul(a, a).dispose(); } catch (e) { code = e.code; message = e.message; }
+      Atomics.store(flag, 0, 0);
+      const leaked = torch.memory.allocated('cpu') - before;
+      const ok = torch.matmul(a, a).shape[0] === 256;
+      console.log(JSON.stringify({ code, message, leaked, ok }));
+      process.exit(0);
+    `);
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+    expect(result).toEqual({ code: 'TSGPU_INTERRUPTED', message: 'matmul: interrupted', leaked: 0, ok: true });
   });
 
   test('integer matmul is refused with the op and dtype named', () => {

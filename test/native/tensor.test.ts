@@ -41,6 +41,7 @@ describe('generated tables agree with the addon', () => {
 
 describe('views share storage', () => {
   test('a view writes through to its base and counts once in the statistics', () => {
+    torch.memory.collectGarbage();
     const before = torch.memory.allocated('cpu');
     const base = torch.zeros([4, 4]);
     const after = torch.memory.allocated('cpu');
@@ -75,6 +76,7 @@ describe('views share storage', () => {
   });
 
   test('tidy keeps a returned view and frees the temporaries', () => {
+    torch.memory.collectGarbage();
     const before = torch.memory.allocated('cpu');
     const row = torch.tidy(() => {
       const m = torch.arange(12, { dtype: 'float32' }).view(3, 4);
@@ -237,6 +239,7 @@ describe('errors name the op, the shapes, dtypes and devices', () => {
   });
 
   test('a failed op leaves nothing allocated', () => {
+    torch.memory.collectGarbage(); // garbage of earlier tests must not be swept in the middle
     const a = torch.zeros([2, 3]);
     const b = torch.zeros([4]);
     const before = torch.memory.allocated('cpu');

@@ -17,6 +17,7 @@
 
 #include "base/errors.h"
 #include "binding/binding.h"
+#include "runtime/interrupt.h"
 #include "runtime/op_registry.h"
 
 namespace tsgpu {
@@ -140,8 +141,15 @@ class Reader {
   size_t pos_ = 3;
 };
 
+/** "input other", "output out": names an operand in messages (built only for errors). */
+struct Role {
+  const char* kind;  // "input" or "output"
+  const char* name;
+  std::string text() const { return std::string(kind) + " " + name; }
+};
+
 /** Reads one tensor view (after its kind tag) and checks it against its storage. */
-TensorView readView(Reader& r, const char* op, const std::string& what, Device** device, std::string* deviceName) {
+TensorView readView(Reader& r, const char* op, const Role& role, Device** device, const std::string** deviceName) {
   TensorView v;
   const int32_t handle = static_cast<int32_t>(r.nextInt());
   const int64_t dtype = r.nextInt();
@@ -149,10 +157,10 @@ TensorView readView(Reader& r, const char* op, const std::string& what, Device**
   v.offset = r.nextInt();
   StorageRecord* rec = storages().find(handle);
   if (rec == nullptr)
-    throw Error("TSGPU_DISPOSED", std::string(op) + ": " + what + " was disposed: it can no longer be used");
-  if (!isDTypeCode(static_cast<int>(dtype))) throw Error("TSGPU_INTERNAL", std::string(op) + ": bad dtype code for " + what);
+    throw Error("TSGPU_DISPOSED", std::string(op) + ": " + role.text() + " was disposed: it can no longer be used");
+  if (!isDTypeCode(static_cast<int>(dtype))) throw Error("TSGPU_INTERNAL", std::string(op) + ": bad dtype code for " + role.text());
   if (ndim < 0 || ndim > kMaxDims)
-    throw ArgumentError(std::string(op) + ": " + what + " has " + std::to_string(ndim) + " dimensions (at most " +
+    throw ArgumentError(std::string(op) + ": " + role.text() + " has " + std::to_string(ndim) + " dimensions (at most " +
                         std::to_string(kMaxDims) + ")");
   v.dtype = static_cast<DType>(dtype);
   v.ndim = static_cast<int32_t>(ndim);
@@ -160,21 +168,21 @@ TensorView readView(Reader& r, const char* op, const std::string& what, Device**
   for (int d = 0; d < v.ndim; ++d) v.sizes[d] = r.nextInt();
   for (int d = 0; d < v.ndim; ++d) {
     v.strides[d] = r.nextInt();
-    if (v.sizes[d] < 0 || v.strides[d] < 0) throw Error("TSGPU_INTERNAL", std::string(op) + ": negative size or stride for " + what);
+    if (v.sizes[d] < 0 || v.strides[d] < 0) throw Error("TSGPU_INTERNAL", std::string(op) + ": negative size or stride for " + role.text());
     numel *= v.sizes[d];
     last += (v.sizes[d] - 1) * v.strides[d];
   }
   const int64_t capacity = static_cast<int64_t>(rec->nbytes / dtypeSize(v.dtype));
   if (numel > 0 && (v.offset < 0 || last >= capacity))
-    throw Error("TSGPU_INTERNAL", std::string(op) + ": " + what + " reaches element " + std::to_string(last) +
+    throw Error("TSGPU_INTERNAL", std::string(op) + ": " + role.text() + " reaches element " + std::to_string(last) +
                                       " of a storage of " + std::to_string(capacity) + " elements");
   Device* dev = slotDevice(rec->deviceSlot);
   if (dev == nullptr) throw Error("TSGPU_INTERNAL", std::string(op) + ": storage without a device");
   if (*device == nullptr) {
     *device = dev;
-    *deviceName = rec->device;
+    *deviceName = &rec->device;
   } else if (*device != dev) {
-    throw ArgumentError(std::string(op) + ": expected all tensors on one device, got " + *deviceName + " and " +
+    throw ArgumentError(std::string(op) + ": expected all tensors on one device, got " + **deviceName + " and " +
                         rec->device);
   }
   v.storageData = rec->data();
@@ -205,11 +213,11 @@ Napi::Value Op(const Napi::CallbackInfo& info) {
     call.inputs.resize(nIn);
     call.scalars.assign(nIn, ScalarArg());
     Device* device = nullptr;
-    std::string deviceName;
+    const std::string* deviceName = nullptr;
     Reader r(op.name);
     for (size_t i = 0; i < nOut; ++i) {
       if (r.nextInt() != 0) throw ArgumentError(std::string(op.name) + ": output " + op.outputs[i].name + " must be a tensor");
-      call.outputs[i] = readView(r, op.name, "output " + op.outputs[i].name, &device, &deviceName);
+      call.outputs[i] = readView(r, op.name, Role{"output", op.outputs[i].name.c_str()}, &device, &deviceName);
     }
     int firstTensor = -1;
     for (size_t i = 0; i < nIn; ++i) {
@@ -217,7 +225,7 @@ Napi::Value Op(const Napi::CallbackInfo& info) {
       const int64_t kind = r.nextInt();
       call.inputs[i] = TensorView();
       if (kind == 0) {
-        call.inputs[i] = readView(r, op.name, "input " + spec.name, &device, &deviceName);
+        call.inputs[i] = readView(r, op.name, Role{"input", spec.name.c_str()}, &device, &deviceName);
         if (firstTensor < 0) firstTensor = static_cast<int>(i);
       } else if (kind == 1) {
         if (!spec.scalarOk) throw ArgumentError(std::string(op.name) + ": expected a tensor for " + spec.name + ", got a number");
@@ -262,6 +270,25 @@ Napi::Value SetOpBuffer(const Napi::CallbackInfo& info) {
     napi_create_reference(info.Env(), a, 1, &gBufferRef);  // keeps the memory alive
     gBuffer = a.Data();
     gBufferLength = a.ElementLength();
+    return info.Env().Undefined();
+  });
+}
+
+napi_ref gInterruptRef = nullptr;  // keeps the shared flag's memory alive
+
+// setInterruptFlag(Int32Array | null): long ops stop (TSGPU_INTERRUPTED) when element 0 is nonzero.
+Napi::Value SetInterruptFlag(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    if (gInterruptRef != nullptr) napi_delete_reference(info.Env(), gInterruptRef);
+    gInterruptRef = nullptr;
+    setInterruptWord(nullptr);
+    if (info[0].IsNull() || info[0].IsUndefined()) return info.Env().Undefined();
+    if (!info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array)
+      throwJs(info.Env(), "TSGPU_ARG", "expected an Int32Array or null for flag");
+    Napi::Int32Array a = info[0].As<Napi::Int32Array>();
+    if (a.ElementLength() < 1) throwJs(info.Env(), "TSGPU_ARG", "expected an Int32Array of at least one element for flag");
+    napi_create_reference(info.Env(), a, 1, &gInterruptRef);
+    setInterruptWord(a.Data());
     return info.Env().Undefined();
   });
 }
@@ -333,6 +360,7 @@ void initOpBinding(Napi::Env env, Napi::Object exports) {
   exports.Set("setOpBuffer", Napi::Function::New(env, SetOpBuffer, "setOpBuffer"));
   exports.Set("opList", Napi::Function::New(env, OpList, "opList"));
   exports.Set("dtypes", Napi::Function::New(env, DTypes, "dtypes"));
+  exports.Set("setInterruptFlag", Napi::Function::New(env, SetInterruptFlag, "setInterruptFlag"));
   exports.Set("registryProblems", Napi::Function::New(env, RegistryProblems, "registryProblems"));
 }
 

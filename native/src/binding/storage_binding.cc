@@ -204,6 +204,18 @@ napi_value Free(napi_env env, napi_callback_info cbinfo) {
   return nullptr;
 }
 
+// takeIds(n) -> first of n storage ids unique in this process (every module instance that
+// loads the runtime takes its ids from here, so liveStorages never lists two storages with one id).
+Napi::Value TakeIds(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    static double next = 1;
+    const double n = static_cast<double>(argPositive(info, 0, "n"));
+    const double first = next;
+    next += n;
+    return Napi::Number::New(info.Env(), first);
+  });
+}
+
 // isLive(handle) -> boolean
 Napi::Value IsLive(const Napi::CallbackInfo& info) {
   int32_t h = info[0].IsNumber() ? info[0].As<Napi::Number>().Int32Value() : -1;
@@ -324,6 +336,7 @@ void initStorage(Napi::Env env, Napi::Object exports) {
   napi_create_function(env, "free", NAPI_AUTO_LENGTH, Free, nullptr, &fn);
   exports.Set("free", Napi::Value(env, fn));
   exports.Set("isLive", Napi::Function::New(env, IsLive, "isLive"));
+  exports.Set("takeIds", Napi::Function::New(env, TakeIds, "takeIds"));
   exports.Set("liveStorages", Napi::Function::New(env, LiveStorages, "liveStorages"));
   exports.Set("reclaim", Napi::Function::New(env, Reclaim, "reclaim"));
   exports.Set("setGcHook", Napi::Function::New(env, SetGcHook, "setGcHook"));
