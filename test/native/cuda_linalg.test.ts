@@ -29,7 +29,10 @@ const TOL: Record<string, [number, number]> = {
   float64: [1e-12, 1e-12],
   float16: [2e-3, 2e-3],
   bfloat16: [1.6e-2, 1.6e-2],
-  tf32: [5e-3, 5e-3],
+  // TF32 rounds inputs to 10-bit mantissas: errors grow with sqrt(k)·|a||b|, not with |result|.
+  tf32: [5e-3, 5e-2],
+  // Scores and weights are rounded to bfloat16 on both sides, at places that may differ by one ulp.
+  attentionBf16: [3e-2, 3e-2],
 };
 
 /** Runs f on CPU inputs and on the same inputs moved to cuda:0, and compares. */
@@ -81,7 +84,7 @@ describe('cuda linalg', () => {
     const keep = torch.tensor(Array.from({ length: 33 }, (_, i) => Array.from({ length: 40 }, (_, j) => j === 0 || (i + 2 * j) % 3 !== 0)), { dtype: 'bool' });
     same([q, k, v, keep], (x, y, z, m) => torch.scaledDotProductAttention(x, y, z, { attnMask: m }), TOL.float32);
     same([q, k, v, torch.randn([33, 40])], (x, y, z, m) => torch.scaledDotProductAttention(x, y, z, { attnMask: m }), TOL.float32);
-    same([q.bfloat16(), k.bfloat16(), v.bfloat16()], (x, y, z) => torch.scaledDotProductAttention(x, y, z), TOL.bfloat16);
+    same([q.bfloat16(), k.bfloat16(), v.bfloat16()], (x, y, z) => torch.scaledDotProductAttention(x, y, z), TOL.attentionBf16);
   });
 
   cudaTest('the CUDA matmul engine is cuBLAS on a machine that has it', () => {
