@@ -197,15 +197,17 @@ async function measure(c: OpCase, args: Args, peer: TorchPeer): Promise<Row> {
 
 function table(rows: Row[]): string {
   const unit = (r: Row) => (r.metric === 'flops' ? 'GFLOP/s' : r.metric === 'bytes' ? 'GB/s' : 'µs/op');
-  const fmt = (x: number | null, d = 1) => (x === null ? '–' : x.toFixed(d));
+  const fmt = (x: number | null) => (x === null ? '–' : x >= 100 ? x.toFixed(0) : x.toPrecision(3));
+  const ms = (s: number | null) => (s === null ? '–' : fmt(s * 1e3));
   const lines = [
-    '| case | unit | tsgpu | PyTorch | ratio | target | meets |',
-    '| --- | --- | ---: | ---: | ---: | --- | --- |',
+    '| case | unit | tsgpu | PyTorch | ratio | target | meets | ms per op (tsgpu / PyTorch) |',
+    '| --- | --- | ---: | ---: | ---: | --- | --- | ---: |',
   ];
   for (const r of rows) {
     const target = r.metric === 'latency' ? `≤ ${r.target}` : `≥ ${r.target}`;
     const meets = r.meets === null ? (r.note ?? '–') : r.meets ? 'yes' : 'no';
-    lines.push(`| ${r.name} | ${unit(r)} | ${fmt(r.tsgpu, r.metric === 'latency' ? 2 : 1)} | ${fmt(r.torch, r.metric === 'latency' ? 2 : 1)} | ${fmt(r.ratio, 2)} | ${target} | ${meets} |`);
+    const ratio = r.ratio === null ? '–' : r.ratio.toFixed(2);
+    lines.push(`| ${r.name} | ${unit(r)} | ${fmt(r.tsgpu)} | ${fmt(r.torch)} | ${ratio} | ${target} | ${meets} | ${ms(r.tsgpu_s)} / ${ms(r.torch_s)} |`);
   }
   return lines.join('\n');
 }
