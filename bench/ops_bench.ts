@@ -115,22 +115,13 @@ function makeOp(c: OpCase, device: string): { run: Runner; inputs: { dispose(): 
 function directOp(c: OpCase, a: torch.Tensor, device: string): Runner | null {
   const kind = device === 'cpu' ? 'cpu' : 'cuda';
   const has = (name: string) => native.opList().some((o) => o.name === name && o.kernels.includes(kind));
-  const like = () => emptyTensor(a.shape.slice(), a.dtype, a.device);
-  if (c.op === 'softmax' && has('softmax')) {
-    return () => {
-      const out = like();
-      runOp('softmax', [out], [a], { dim: a.shape.length - 1 });
-      return out;
-    };
-  }
-  if (c.op === 'gelu' && has('gelu')) {
-    return () => {
-      const out = like();
-      runOp('gelu', [out], [a]);
-      return out;
-    };
-  }
-  return null;
+  const attrs: Record<string, object> = { softmax: { dim: a.shape.length - 1 }, gelu: {} };
+  if (!(c.op in attrs) || !has(c.op)) return null;
+  return () => {
+    const out = emptyTensor(a.shape.slice(), a.dtype, a.device);
+    runOp(c.op as 'softmax' | 'gelu', [out], [a], attrs[c.op]);
+    return out;
+  };
 }
 
 /** Requests to the PyTorch process (bench/ops_torch.py), one JSON line each way. */

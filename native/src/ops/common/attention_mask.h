@@ -3,6 +3,9 @@
 // its mask values are and which columns the causal mask keeps.
 #pragma once
 
+#include <string>
+
+#include "base/errors.h"
 #include "base/host_device.h"
 #include "runtime/tensor_view.h"
 
@@ -20,9 +23,13 @@ struct MaskView {
   int64_t strides[kMaxDims] = {};  // the mask's strides over them
 };
 
-inline MaskView maskView(const TensorView& mask, const TensorView& scores) {
+/** The mask's view over the scores; throws unless the mask is bool or of the scores' dtype. */
+inline MaskView maskView(const TensorView& mask, const TensorView& scores, const char* op) {
   MaskView m;
   if (!mask.defined()) return m;
+  if (mask.dtype != DType::kBool && mask.dtype != scores.dtype)
+    throw ArgumentError(std::string(op) + ": expected a bool mask or one of dtype " + dtypeName(scores.dtype) +
+                        ", got " + dtypeName(mask.dtype));
   m.present = true;
   m.isBool = mask.dtype == DType::kBool;
   m.data = mask.data();

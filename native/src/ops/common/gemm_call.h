@@ -106,6 +106,18 @@ void forEachGemm(const TensorView& out, const TensorView& a, const TensorView& b
   }
 }
 
+/** The view of v [..., r, c] as its transpose [..., c, r] (no copy). */
+inline TensorView transposedLast(const TensorView& v) {
+  TensorView t = v;
+  const int a = t.ndim - 1, b = t.ndim - 2;
+  const int64_t size = t.sizes[a], stride = t.strides[a];
+  t.sizes[a] = t.sizes[b];
+  t.strides[a] = t.strides[b];
+  t.sizes[b] = size;
+  t.strides[b] = stride;
+  return t;
+}
+
 /** Checks the shapes of a gemm call: out [..., m, n], a [..., m, k], b [..., k, n]; throws naming them. */
 inline void checkGemmShapes(const TensorView& out, const TensorView& a, const TensorView& b, const char* op) {
   auto shape = [](const TensorView& v) {

@@ -61,14 +61,6 @@ void gemmOpCpu(OpCall& call) {
                     [&](const gemm::Problem& p) { gemmInterruptible(call, p); });
 }
 
-/** The view of k [..., S, E] as k^T [..., E, S] (no copy). */
-TensorView transposedLast(const TensorView& v) {
-  TensorView t = v;
-  std::swap(t.sizes[t.ndim - 1], t.sizes[t.ndim - 2]);
-  std::swap(t.strides[t.ndim - 1], t.strides[t.ndim - 2]);
-  return t;
-}
-
 template <typename T>
 void maskedSoftmaxRows(TensorView& w, const attention::MaskView& mask, bool causal) {
   using M = OpMathType<T>;
@@ -111,16 +103,13 @@ void maskedSoftmaxRows(TensorView& w, const attention::MaskView& mask, bool caus
 void attentionCpu(OpCall& call) {
   const TensorView &q = call.in(0), &k = call.in(1), &v = call.in(2), &mask = call.in(3);
   TensorView &out = call.out(0), &w = call.out(1);
-  const TensorView kt = transposedLast(k);
+  const TensorView kt = gemm::transposedLast(k);
   gemm::checkGemmShapes(w, q, kt, call.name());
   gemm::checkGemmShapes(out, w, v, call.name());
   gemm::forEachGemm(w, q, kt, call.attrDouble("scale"), 0.0, false, call.name(),
                     [&](const gemm::Problem& p) { gemmInterruptible(call, p); });
   call.checkInterrupt();
-  if (mask.defined() && mask.dtype != DType::kBool && mask.dtype != w.dtype)
-    throw ArgumentError(std::string(call.name()) + ": expected a bool mask or one of dtype " + dtypeName(w.dtype) +
-                        ", got " + dtypeName(mask.dtype));
-  const attention::MaskView mv = attention::maskView(mask, w);
+  const attention::MaskView mv = attention::maskView(mask, w, call.name());
   const bool causal = call.attrBool("causal");
   switch (w.dtype) {
     case DType::kFloat32: maskedSoftmaxRows<float>(w, mv, causal); break;

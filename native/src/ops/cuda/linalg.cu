@@ -102,19 +102,14 @@ void launchSoftmax(TensorView& w, const attention::MaskView& mask, bool causal, 
 void attentionCuda(OpCall& call) {
   const TensorView &q = call.in(0), &k = call.in(1), &v = call.in(2), &mask = call.in(3);
   TensorView &out = call.out(0), &w = call.out(1);
-  TensorView kt = k;
-  std::swap(kt.sizes[kt.ndim - 1], kt.sizes[kt.ndim - 2]);
-  std::swap(kt.strides[kt.ndim - 1], kt.strides[kt.ndim - 2]);
+  const TensorView kt = gemm::transposedLast(k);
   gemm::checkGemmShapes(w, q, kt, call.name());
   gemm::checkGemmShapes(out, w, v, call.name());
-  if (mask.defined() && mask.dtype != DType::kBool && mask.dtype != w.dtype)
-    throw ArgumentError(std::string(call.name()) + ": expected a bool mask or one of dtype " + dtypeName(w.dtype) +
-                        ", got " + dtypeName(mask.dtype));
   const int device = call.device.index;
   const bool tf32 = call.attrBool("allowTf32");
   auto run = [&](const gemm::Problem& p) { gemm::gemmCuda(p, device, call.stream); };
   gemm::forEachGemm(w, q, kt, call.attrDouble("scale"), 0.0, tf32, call.name(), run);
-  const attention::MaskView mv = attention::maskView(mask, w);
+  const attention::MaskView mv = attention::maskView(mask, w, call.name());
   const bool causal = call.attrBool("causal");
   auto stream = static_cast<cudaStream_t>(call.stream);
   switch (w.dtype) {
