@@ -5,11 +5,12 @@
  * with PyTorch's print options (precision 4, threshold 1000, edgeitems 3,
  * linewidth 80) and its choice of fixed, integer-valued or scientific
  * notation. Big tensors are summarized with `...`; only the printed
- * elements are copied to the host.
+ * elements are copied to the host, and printing allocates no tensor memory
+ * for a summarized or contiguous tensor.
  */
-import { getDefaultDtype } from '../dtype';
-import { emptyTensor, formatShape, Tensor } from '../tensor';
-import { runOp } from './helpers';
+import { native } from '../addon';
+import { bfloat16ToNumber, DType, dtypeSize, getDefaultDtype, halfToNumber, hostArray } from '../dtype';
+import { formatShape, Tensor } from '../tensor';
 
 /** PyTorch's print options (torch.set_printoptions). */
 export interface PrintOptions {
@@ -135,39 +136,50 @@ interface Kept {
   cut: boolean[]; // whether dim d was cut (a "..." after edgeitems)
 }
 
+/** Numbers from raw elements of a dtype. */
+function decode(dtype: DType, bytes: ArrayBuffer): number[] {
+  const raw = hostArray(dtype, bytes);
+  const out = new Array<number>(raw.length);
+  if (dtype === 'float16') for (let i = 0; i < raw.length; i++) out[i] = halfToNumber(raw[i] as number);
+  else if (dtype === 'bfloat16') for (let i = 0; i < raw.length; i++) out[i] = bfloat16ToNumber(raw[i] as number);
+  else for (let i = 0; i < raw.length; i++) out[i] = Number(raw[i]);
+  return out;
+}
+
 /**
- * Copies the printed elements of `t` (all, or the edge items of each long
- * dim) into a small contiguous tensor and reads it; returns the values.
+ * The printed elements of `t`, row-major: all of them (one read), or the
+ * edge items of each long dim, read straight from the storage run by run
+ * along the last dim, so that printing allocates no device memory.
  */
 function gather(t: Tensor, summarize: boolean): { values: number[]; kept: Kept } {
   const e = opts.edgeitems;
   const cut = t.shape.map((s) => summarize && s > 2 * e);
   const shape = t.shape.map((s, d) => (cut[d] ? 2 * e : s));
-  let src = t;
-  if (cut.some((c) => c)) {
-    const out = emptyTensor(shape, t.dtype, t.device);
-    const dims = cut.map((c, d) => (c ? d : -1)).filter((d) => d >= 0);
-    for (let mask = 0; mask < 1 << dims.length; mask++) {
-      let from = t;
-      let into = out;
-      const owned: Tensor[] = [];
-      dims.forEach((d, k) => {
-        const hi = (mask >> k) & 1;
-        const f = from.narrow(d, hi ? t.shape[d] - e : 0, e);
-        const i = into.narrow(d, hi ? e : 0, e);
-        owned.push(f, i);
-        from = f;
-        into = i;
-      });
-      runOp('copy', [into], [from]);
-      for (const o of owned) o.dispose();
-    }
-    src = out;
+  if (!cut.some((c) => c)) {
+    const raw = t.toArray();
+    const values = new Array<number>(raw.length);
+    for (let i = 0; i < raw.length; i++) values[i] = Number(raw[i]);
+    return { values, kept: { shape, cut } };
   }
-  const raw = src.toArray();
-  if (src !== t) src.dispose();
-  const values = new Array<number>(raw.length);
-  for (let i = 0; i < raw.length; i++) values[i] = Number(raw[i]);
+  const size = dtypeSize(t.dtype);
+  const strides = t.stride();
+  const handle = t.handle();
+  const last = t.ndim - 1;
+  // Index runs kept along each dim: [start, length] pairs.
+  const runs = t.shape.map((s, d): [number, number][] => (cut[d] ? [[0, e], [s - e, e]] : [[0, s]]));
+  const values: number[] = [];
+  const walk = (d: number, offset: number): void => {
+    for (const [start, len] of runs[d]) {
+      if (d === last) {
+        const span = (len - 1) * strides[d] + 1;
+        const got = decode(t.dtype, native.readBytes(handle, (offset + start * strides[d]) * size, span * size));
+        for (let k = 0; k < len; k++) values.push(got[k * strides[d]]);
+      } else {
+        for (let k = 0; k < len; k++) walk(d + 1, offset + (start + k) * strides[d]);
+      }
+    }
+  };
+  walk(0, t.storageOffset());
   return { values, kept: { shape, cut } };
 }
 

@@ -114,6 +114,18 @@ describe('views share storage', () => {
   });
 });
 
+test('printing a big tensor or a view of one allocates no tensor memory', () => {
+  const x = torch.randn([1000, 1000]);
+  const h = x.half();
+  torch.memory.resetPeakStats('cpu');
+  const peak = torch.memory.maxAllocated('cpu');
+  const texts = [String(x), String(x.t()), String(h.t().unsqueeze(0))];
+  expect(torch.memory.maxAllocated('cpu')).toBe(peak);
+  expect(texts[1].split('\n')[0]).toMatch(/^tensor\(\[\[ ?-?\d\.\d{4}, .*\.\.\.,/);
+  expect(texts[2].endsWith('dtype=torch.float16)')).toBe(true);
+  [x, h].forEach((t) => t.dispose());
+});
+
 describe('dtypes', () => {
   test('every dtype round-trips through tensor(), toArray() and tolist()', () => {
     const values = [0, 1, -2, 3, 100];
