@@ -115,6 +115,11 @@ export interface NativeAddon {
   matmul(out: StorageHandle, a: StorageHandle, b: StorageHandle, m: number, k: number, n: number): void;
   sum(out: StorageHandle, a: StorageHandle): void;
   setErrorClasses(classes: { OutOfMemoryError: Function }): void;
+  /** Threads CPU ops use (the caller included); setNumThreads(n >= 1). */
+  setNumThreads(n: number): void;
+  getNumThreads(): number;
+  /** What the CPU and CUDA matmuls run on (BLAS found and where, cuBLAS or why not) and the blocked kernel's ISA. */
+  linalgInfo(): { cpu: string; cuda: string; isa: string };
 }
 
 function loadAddon(): NativeAddon {

@@ -14,10 +14,10 @@ import './ops/copy';
 import './ops/views';
 import './ops/creation';
 import './ops/elementwise';
-import './ops/legacy';
 import './ops/math';
 import './ops/reduce';
 import './ops/indexing';
+import './ops/linalg';
 import './ops/format';
 
 native.setErrorClasses({ OutOfMemoryError });
@@ -51,7 +51,6 @@ export {
   TensorData,
 } from './ops/creation';
 export { add, sub, AlphaOptions } from './ops/elementwise';
-export { matmul } from './ops/legacy';
 export {
   exp, expm1, log, log1p, log2, sqrt, rsqrt, reciprocal, sin, cos, tanh, sigmoid, silu, neg, abs, sign, relu,
   floor, ceil, round, trunc, gelu, softplus, logicalNot, mul, div, pow, remainder, maximum, minimum,
@@ -71,6 +70,23 @@ export {
 import * as functional from './ops/nn_functional';
 /** torch.nn.functional: the functions of ops/nn_functional.ts under PyTorch's module path. */
 export const nn = { functional };
+export {
+  matmul,
+  mm,
+  bmm,
+  addmm,
+  linear,
+  outer,
+  scaledDotProductAttention,
+  setNumThreads,
+  getNumThreads,
+  matmulBackends,
+  backends,
+  setFloat32MatmulPrecision,
+  getFloat32MatmulPrecision,
+  AddmmOptions,
+  AttentionOptions,
+} from './ops/linalg';
 export {
   view,
   reshape,
