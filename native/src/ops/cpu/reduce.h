@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "ops/common/engine.h"
 #include "ops/common/reduce_plan.h"
 #include "ops/common/reduce_store.h"
 #include "ops/common/strided_walker.h"
@@ -89,13 +90,7 @@ void reduce(const OpCall& call, const TensorView& in, const std::vector<TensorVi
 }
 
 /** The engine the shared kernels of ops/common/reduce_kernels.h run on for cpu. */
-struct ReduceEngine {
-  template <typename T, typename O, ReduceStore S = ReduceStore::kValue, typename R>
-  static void reduce(const OpCall& call, const TensorView& in, const std::vector<TensorView*>& outputs,
-                     const ReducePlan& plan, const R& r) {
-    cpu::reduce<T, O, S>(call, in, outputs, plan, r);
-  }
-};
+TSGPU_REDUCE_ENGINE(cpu::reduce)
 
 }  // namespace cpu
 }  // namespace ops
