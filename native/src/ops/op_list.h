@@ -143,6 +143,8 @@
   /* out <- normalization of each row of normalizedNumel trailing elements (contiguous self, weight, bias) */ \
   X(layerNorm, "self,weight?,bias?", "out", "normalizedNumel:int,eps:double=1e-5", "float", "") \
   X(rmsNorm,   "self,weight?",  "out", "normalizedNumel:int,eps:double",   "float",   "") \
+  /* values, indices (int64) <- self sorted along dim (NaN largest; stable); k >= 0 keeps the first k (topk) */ \
+  X(sort,      "self",          "values,indices", "dim:int,descending:bool=false,k:int=-1", "numeric", "") \
   /* out [..., m, n] <- alpha * self [..., m, k] @ mat2 [..., k, n] + beta * out (out read only when beta != 0); batch dims broadcast by strides */ \
   X(gemm,      "self,mat2",     "out", "alpha:double=1,beta:double=0,allowTf32:bool=false", "float", "") \
   /* weights <- softmax(scale * query @ key^T, masked by mask (bool: keep where true; float: added) and causal); out <- weights @ value */ \

@@ -5,7 +5,7 @@
 //
 // Output dtypes (chosen by the op's TypeScript function, checked here):
 // sum/prod of integers or bool give int64; argmax/argmin give int64;
-// all/any give bool; everything else keeps the input's dtype.
+// all/any give bool (uint8 for uint8); everything else keeps the input's dtype.
 #pragma once
 
 #include <string>
@@ -82,11 +82,13 @@ using ArgMax = red::ArgExtreme<M, true>;
 template <typename M>
 using ArgMin = red::ArgExtreme<M, false>;
 
-/** all / any: bool output. */
+/** all / any: bool output (uint8 for a uint8 input, as PyTorch). */
 template <typename E, template <typename> class Red>
 void logicalReduce(OpCall& call) {
   const ReducePlan plan = reducePlanOf(call, call.attrInts("dims"));
-  expectOutDtype(call, 0, DType::kBool);
+  const bool byte = call.in(0).dtype == DType::kUInt8;
+  expectOutDtype(call, 0, byte ? DType::kUInt8 : DType::kBool);
+  if (byte) return E::template reduce<uint8_t, uint8_t>(call, call.in(0), outputsOf(call), plan, Red<uint8_t>{});
   dispatchDtype<kAllDtypes>(call.in(0).dtype, call.name(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     E::template reduce<T, bool>(call, call.in(0), outputsOf(call), plan, Red<OpMathType<T>>{});
