@@ -132,7 +132,9 @@ class TorchPeer {
   }
   static start(python: string, device: string, threads: number): TorchPeer {
     const script = path.join(__dirname, '..', '..', 'bench', 'ops_torch.py');
-    const child = spawn(python, [script, device, String(threads)], { stdio: ['pipe', 'pipe', 'pipe'] });
+    // torch.set_num_threads does not reach the OpenBLAS that Debian's PyTorch calls: give it the same count.
+    const env = device === 'cpu' ? { ...process.env, OPENBLAS_NUM_THREADS: String(threads), OMP_NUM_THREADS: String(threads) } : process.env;
+    const child = spawn(python, [script, device, String(threads)], { stdio: ['pipe', 'pipe', 'pipe'], env });
     child.stderr.on('data', (d) => process.stderr.write(`[torch] ${d}`));
     return new TorchPeer(child);
   }
@@ -269,7 +271,8 @@ async function main(): Promise<void> {
     const base = `ops_${args.device.replace(':', '_')}${args.device === 'cpu' ? `_t${args.threads}` : ''}${args.tag ? `_${args.tag}` : ''}`;
     fs.writeFileSync(path.join(dir, `${base}.json`), JSON.stringify(result, null, 2) + '\n');
     const md = `# Ops: tsgpu vs PyTorch ${torchInfo.torch} on ${args.device} (${args.device === 'cpu' ? `${args.threads} thread(s), ` : ''}${result.date.slice(0, 10)})\n\n` +
-      `Machine: ${result.machine.cpu} (${result.machine.cores} cores)${torchInfo.device ? `, ${torchInfo.device}` : ''}. Medians of ${args.rounds} alternating rounds.\n\n` +
+      `Machine: ${result.machine.cpu} (${result.machine.cores} cores)${torchInfo.device ? `, ${torchInfo.device}` : ''}. Medians of ${args.rounds} alternating rounds.` +
+      `${args.device === 'cpu' ? ` Both sides use ${args.threads} thread(s), their BLAS included (PyTorch's through OPENBLAS_NUM_THREADS).` : ''}\n\n` +
       `${table(rows)}\n`;
     fs.writeFileSync(path.join(dir, `${base}.md`), md);
     process.stdout.write(md);
