@@ -138,6 +138,11 @@ export interface NativeAddon {
   sum(out: StorageHandle, a: StorageHandle): void;
   setErrorClasses(classes: { OutOfMemoryError: Function }): void;
   gpuProcesses(): GpuProcessReport;
+  /** Threads CPU ops use (the caller included); setNumThreads(n >= 1). */
+  setNumThreads(n: number): void;
+  getNumThreads(): number;
+  /** What the CPU and CUDA matmuls run on (BLAS found and where, cuBLAS or why not) and the blocked kernel's ISA. */
+  linalgInfo(): { cpu: string; cuda: string; isa: string };
 }
 
 function loadAddon(): NativeAddon {

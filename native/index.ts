@@ -14,7 +14,10 @@ import './ops/copy';
 import './ops/views';
 import './ops/creation';
 import './ops/elementwise';
-import './ops/legacy';
+import './ops/math';
+import './ops/reduce';
+import './ops/indexing';
+import './ops/linalg';
 import './ops/format';
 
 native.setErrorClasses({ OutOfMemoryError });
@@ -48,7 +51,42 @@ export {
   TensorData,
 } from './ops/creation';
 export { add, sub, AlphaOptions } from './ops/elementwise';
-export { mul, div, matmul, sum } from './ops/legacy';
+export {
+  exp, expm1, log, log1p, log2, sqrt, rsqrt, reciprocal, sin, cos, tanh, sigmoid, silu, neg, abs, sign, relu,
+  floor, ceil, round, trunc, gelu, softplus, logicalNot, mul, div, pow, remainder, maximum, minimum,
+  eq, ne, lt, le, gt, ge, logicalAnd, logicalOr, logicalXor, where, clamp, lerp, addcmul, addcdiv,
+  GeluOptions, SoftplusOptions, DivOptions, AddcOptions,
+} from './ops/math';
+export {
+  sum, prod, mean, amax, amin, all, any, argmax, argmin, var, std, norm, logsumexp, max, min,
+  softmax, logSoftmax, cumsum, sort, argsort, topk, Dims, ReduceOptions, VarOptions, ValuesIndices,
+} from './ops/reduce';
+export {
+  cat, stack, repeat, tile, gather, scatter, scatterAdd, indexSelect, maskedFill, tril, triu, nonzero,
+} from './ops/indexing';
+export {
+  embedding, layerNorm, rmsNorm, dropout, crossEntropy, nllLoss, mseLoss, LossOptions, CrossEntropyOptions, Reduction,
+} from './ops/nn_functional';
+import * as functional from './ops/nn_functional';
+/** torch.nn.functional: the functions of ops/nn_functional.ts under PyTorch's module path. */
+export const nn = { functional };
+export {
+  matmul,
+  mm,
+  bmm,
+  addmm,
+  linear,
+  outer,
+  scaledDotProductAttention,
+  setNumThreads,
+  getNumThreads,
+  matmulBackends,
+  backends,
+  setFloat32MatmulPrecision,
+  getFloat32MatmulPrecision,
+  AddmmOptions,
+  AttentionOptions,
+} from './ops/linalg';
 export {
   view,
   reshape,

@@ -23,6 +23,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   initNvml(env, exports);
   initOpBinding(env, exports);
   initTransfer(env, exports);
+  initLinalg(env, exports);
   exports.Set("setErrorClasses", Napi::Function::New(env, SetErrorClasses, "setErrorClasses"));
 #ifdef TSGPU_WITH_CUDA
   exports.Set("builtWithCuda", Napi::Boolean::New(env, true));

@@ -73,5 +73,8 @@ void initTransfer(Napi::Env env, Napi::Object exports);
 /** The generic op entry point (op), the op list and dtype table exports. */
 void initOpBinding(Napi::Env env, Napi::Object exports);
 
+// ---- linalg_binding.cc: thread pool size and matmul engines
+void initLinalg(Napi::Env env, Napi::Object exports);
+
 }  // namespace binding
 }  // namespace tsgpu

@@ -57,5 +57,96 @@
   /* out <- integers uniform in [low, high) from the generator */ \
   X(randint,   "",              "out", "low:int,high:int",                  "numeric", "inplace") \
   /* out <- self + alpha * other, broadcast */ \
-  X(add,       "self,other#",   "out", "alpha:double=1",                    "numeric", "inplace")
+  X(add,       "self,other#",   "out", "alpha:double=1",                    "numeric", "inplace") \
+  /* out <- f(self) elementwise (integer inputs are cast to a float dtype first) */ \
+  X(exp,       "self",          "out", "",                                  "float",   "inplace") \
+  X(expm1,     "self",          "out", "",                                  "float",   "inplace") \
+  X(log,       "self",          "out", "",                                  "float",   "inplace") \
+  X(log1p,     "self",          "out", "",                                  "float",   "inplace") \
+  X(log2,      "self",          "out", "",                                  "float",   "inplace") \
+  X(sqrt,      "self",          "out", "",                                  "float",   "inplace") \
+  X(rsqrt,     "self",          "out", "",                                  "float",   "inplace") \
+  X(reciprocal, "self",          "out", "",                                  "float",   "inplace") \
+  X(sin,       "self",          "out", "",                                  "float",   "inplace") \
+  X(cos,       "self",          "out", "",                                  "float",   "inplace") \
+  X(tanh,      "self",          "out", "",                                  "float",   "inplace") \
+  X(sigmoid,   "self",          "out", "",                                  "float",   "inplace") \
+  X(silu,      "self",          "out", "",                                  "float",   "inplace") \
+  X(gelu,      "self",          "out", "approximate:string=none",           "float",   "inplace") \
+  X(softplus,  "self",          "out", "beta:double=1,threshold:double=20", "float",   "inplace") \
+  /* out <- f(self) elementwise, any numeric dtype (floor/ceil/round/trunc: identity on integers) */ \
+  X(neg,       "self",          "out", "",                                  "numeric", "inplace") \
+  X(abs,       "self",          "out", "",                                  "numeric", "inplace") \
+  X(sign,      "self",          "out", "",                                  "numeric", "inplace") \
+  X(relu,      "self",          "out", "",                                  "numeric", "inplace") \
+  X(floor,     "self",          "out", "",                                  "numeric", "inplace") \
+  X(ceil,      "self",          "out", "",                                  "numeric", "inplace") \
+  X(round,     "self",          "out", "",                                  "numeric", "inplace") \
+  X(trunc,     "self",          "out", "",                                  "numeric", "inplace") \
+  /* out(bool) <- !self */ \
+  X(logicalNot, "self",          "out", "",                                  "all",     "inplace") \
+  /* out <- self - alpha * other; self * other; self / other (roundingMode trunc|floor, else true division) */ \
+  X(sub,       "self,other#",   "out", "alpha:double=1",                    "numeric", "inplace") \
+  X(mul,       "self#,other#",  "out", "",                                  "all",     "inplace") \
+  X(div,       "self#,other#",  "out", "roundingMode:string?",              "numeric", "inplace") \
+  /* out <- self ** exponent; Python-style remainder (sign of other); NaN-propagating maximum/minimum */ \
+  X(pow,       "self#,exponent#", "out", "",                                  "numeric", "inplace") \
+  X(remainder, "self#,other#",  "out", "",                                  "numeric", "inplace") \
+  X(maximum,   "self,other#",   "out", "",                                  "all",     "") \
+  X(minimum,   "self,other#",   "out", "",                                  "all",     "") \
+  /* out(bool) <- comparison / logical op of self and other (inputs of one common dtype) */ \
+  X(eq,        "self,other#",   "out", "",                                  "all",     "inplace") \
+  X(ne,        "self,other#",   "out", "",                                  "all",     "inplace") \
+  X(lt,        "self,other#",   "out", "",                                  "all",     "inplace") \
+  X(le,        "self,other#",   "out", "",                                  "all",     "inplace") \
+  X(gt,        "self,other#",   "out", "",                                  "all",     "inplace") \
+  X(ge,        "self,other#",   "out", "",                                  "all",     "inplace") \
+  X(logicalAnd, "self,other#",   "out", "",                                  "all",     "inplace") \
+  X(logicalOr, "self,other#",   "out", "",                                  "all",     "inplace") \
+  X(logicalXor, "self,other#",   "out", "",                                  "all",     "inplace") \
+  /* out <- condition ? self : other (condition bool; self/other one dtype or numbers) */ \
+  X(where,     "condition,self#,other#", "out", "",                                  "bool",    "") \
+  /* out <- min(max(self, min), max); a bound may be absent, a number or a tensor */ \
+  X(clamp,     "self,min?#,max?#", "out", "",                                  "numeric", "inplace") \
+  /* out <- self + weight * (end - self); self + value * tensor1 * tensor2; self + value * tensor1 / tensor2 */ \
+  X(lerp,      "self,end,weight#", "out", "",                                  "float",   "inplace") \
+  X(addcmul,   "self,tensor1,tensor2", "out", "value:double=1",                    "numeric", "inplace") \
+  X(addcdiv,   "self,tensor1,tensor2", "out", "value:double=1",                    "float",   "inplace") \
+  /* out <- reduction of self over dims (all dims when empty); out has the keepdim shape or the kept dims only. */ \
+  /* sum/prod of integers or bool write int64; all/any write bool; argmax/argmin write int64 (flat index over all dims) */ \
+  X(sum,       "self",          "out", "dims:ints=[]",                      "all",     "") \
+  X(prod,      "self",          "out", "dims:ints=[]",                      "all",     "") \
+  X(mean,      "self",          "out", "dims:ints=[]",                      "float",   "") \
+  X(amax,      "self",          "out", "dims:ints=[]",                      "all",     "") \
+  X(amin,      "self",          "out", "dims:ints=[]",                      "all",     "") \
+  X(all,       "self",          "out", "dims:ints=[]",                      "all",     "") \
+  X(any,       "self",          "out", "dims:ints=[]",                      "all",     "") \
+  X(var,       "self",          "out", "dims:ints=[],correction:double=1",  "float",   "") \
+  X(std,       "self",          "out", "dims:ints=[],correction:double=1",  "float",   "") \
+  X(norm,      "self",          "out", "dims:ints=[],p:double=2",           "float",   "") \
+  X(logsumexp, "self",          "out", "dims:ints=[]",                      "float",   "") \
+  X(argmax,    "self",          "out", "dims:ints=[]",                      "all",     "") \
+  X(argmin,    "self",          "out", "dims:ints=[]",                      "all",     "") \
+  /* values, indices (int64) <- max / min of self along dim (first occurrence; NaN counts as the extreme) */ \
+  X(maxDim,    "self",          "values,indices", "dim:int",                           "all",     "") \
+  X(minDim,    "self",          "values,indices", "dim:int",                           "all",     "") \
+  /* out <- softmax / log-softmax of self along dim (computed in float for half and bfloat16) */ \
+  X(softmax,   "self",          "out", "dim:int",                           "float",   "") \
+  X(logSoftmax, "self",          "out", "dim:int",                           "float",   "") \
+  /* out <- running sum along dim (integers and bool write int64) */ \
+  X(cumsum,    "self",          "out", "dim:int",                           "all",     "") \
+  /* out <- self gathered along dim at index (int64, index's shape); indexSelect and embedding use it */ \
+  X(gather,    "self,index",    "out", "dim:int",                           "all",     "") \
+  /* out (a copy of self, written in place) <- src at index along dim; scatterAdd adds (atomically on cuda) */ \
+  X(scatter,   "self,index,src#", "out", "dim:int",                         "all",     "inplace") \
+  X(scatterAdd, "self,index,src#", "out", "dim:int",                        "numeric", "inplace") \
+  /* out <- normalization of each row of normalizedNumel trailing elements (contiguous self, weight, bias) */ \
+  X(layerNorm, "self,weight?,bias?", "out", "normalizedNumel:int,eps:double=1e-5", "float", "") \
+  X(rmsNorm,   "self,weight?",  "out", "normalizedNumel:int,eps:double",   "float",   "") \
+  /* values, indices (int64) <- self sorted along dim (NaN largest; stable); k >= 0 keeps the first k (topk) */ \
+  X(sort,      "self",          "values,indices", "dim:int,descending:bool=false,k:int=-1", "numeric", "") \
+  /* out [..., m, n] <- alpha * self [..., m, k] @ mat2 [..., k, n] + beta * out (out read only when beta != 0); batch dims broadcast by strides */ \
+  X(gemm,      "self,mat2",     "out", "alpha:double=1,beta:double=0,allowTf32:bool=false", "float", "") \
+  /* weights <- softmax(scale * query @ key^T, masked by mask (bool: keep where true; float: added) and causal); out <- weights @ value */ \
+  X(attention, "query,key,value,mask?", "out,weights", "scale:double,causal:bool=false,allowTf32:bool=false", "float", "")
 // clang-format on

@@ -1,0 +1,299 @@
+/**
+ * Elementwise math beyond add/sub: unary functions, products and quotients,
+ * powers, comparisons, logical ops, where, clamp, lerp, addcmul/addcdiv.
+ * PyTorch's names and semantics: broadcasting, type promotion with numbers as
+ * weak scalars, integer inputs of floating functions computed in the default
+ * dtype, comparisons giving bool; every op has an in-place `_` method.
+ */
+import { DType, getDefaultDtype, isFloatingPoint, resultType } from '../dtype';
+import { OpName } from '../generated/op_list';
+import { Tensor } from '../tensor';
+import { argError, checkTensor, elementwise } from './helpers';
+
+type Scalar = number | boolean;
+type Operand = Tensor | Scalar;
+
+/** The dtype a floating function computes in: the input's if floating, else the default dtype. */
+function floatDtype(t: Tensor): DType {
+  return isFloatingPoint(t.dtype) ? t.dtype : getDefaultDtype();
+}
+
+function unaryFloat(op: OpName, t: Tensor, out?: Tensor, attrs?: object): Tensor {
+  checkTensor(op, 'self', t);
+  return elementwise(op, [t], { computeDtype: floatDtype(t), attrs: attrs as never, out });
+}
+
+function unaryNumeric(op: OpName, t: Tensor, out?: Tensor): Tensor {
+  checkTensor(op, 'self', t);
+  return elementwise(op, [t], { out });
+}
+
+// ---------------------------------------------------------------- unary
+
+/** Names of the unary functions computed in a floating dtype (ints promote to the default dtype). */
+const FLOAT_UNARY = [
+  'exp', 'expm1', 'log', 'log1p', 'log2', 'sqrt', 'rsqrt', 'reciprocal', 'sin', 'cos', 'tanh', 'sigmoid', 'silu',
+] as const;
+/** Names of the unary functions that keep an integer dtype. */
+const NUMERIC_UNARY = ['neg', 'abs', 'sign', 'relu', 'floor', 'ceil', 'round', 'trunc'] as const;
+
+type FloatUnary = (typeof FLOAT_UNARY)[number];
+type NumericUnary = (typeof NUMERIC_UNARY)[number];
+
+export const exp = (t: Tensor): Tensor => unaryFloat('exp', t);
+export const expm1 = (t: Tensor): Tensor => unaryFloat('expm1', t);
+export const log = (t: Tensor): Tensor => unaryFloat('log', t);
+export const log1p = (t: Tensor): Tensor => unaryFloat('log1p', t);
+export const log2 = (t: Tensor): Tensor => unaryFloat('log2', t);
+export const sqrt = (t: Tensor): Tensor => unaryFloat('sqrt', t);
+export const rsqrt = (t: Tensor): Tensor => unaryFloat('rsqrt', t);
+export const reciprocal = (t: Tensor): Tensor => unaryFloat('reciprocal', t);
+export const sin = (t: Tensor): Tensor => unaryFloat('sin', t);
+export const cos = (t: Tensor): Tensor => unaryFloat('cos', t);
+export const tanh = (t: Tensor): Tensor => unaryFloat('tanh', t);
+export const sigmoid = (t: Tensor): Tensor => unaryFloat('sigmoid', t);
+export const silu = (t: Tensor): Tensor => unaryFloat('silu', t);
+export const neg = (t: Tensor): Tensor => unaryNumeric('neg', t);
+export const abs = (t: Tensor): Tensor => unaryNumeric('abs', t);
+export const sign = (t: Tensor): Tensor => unaryNumeric('sign', t);
+export const relu = (t: Tensor): Tensor => unaryNumeric('relu', t);
+export const floor = (t: Tensor): Tensor => unaryNumeric('floor', t);
+export const ceil = (t: Tensor): Tensor => unaryNumeric('ceil', t);
+export const round = (t: Tensor): Tensor => unaryNumeric('round', t);
+export const trunc = (t: Tensor): Tensor => unaryNumeric('trunc', t);
+
+/** Options of gelu. */
+export interface GeluOptions {
+  /** 'none' (exact, with erf; the default) or 'tanh' (the tanh approximation). */
+  approximate?: 'none' | 'tanh';
+}
+
+/** x * Φ(x), exactly or with the tanh approximation. */
+export function gelu(t: Tensor, opts?: GeluOptions): Tensor {
+  const approximate = opts?.approximate ?? 'none';
+  if (approximate !== 'none' && approximate !== 'tanh') argError('gelu', "'none' or 'tanh'", 'approximate', approximate);
+  return unaryFloat('gelu', t, undefined, { approximate });
+}
+
+/** Options of softplus. */
+export interface SoftplusOptions {
+  /** Scale of the input (default 1). */
+  beta?: number;
+  /** Above beta * x > threshold the result is x (default 20). */
+  threshold?: number;
+}
+
+/** log(1 + exp(beta x)) / beta. */
+export function softplus(t: Tensor, opts?: SoftplusOptions): Tensor {
+  return unaryFloat('softplus', t, undefined, { beta: opts?.beta, threshold: opts?.threshold });
+}
+
+/** Logical not: bool, true where t is zero. */
+export function logicalNot(t: Tensor): Tensor {
+  checkTensor('logicalNot', 'self', t);
+  return elementwise('logicalNot', [t], { computeDtype: t.dtype, outDtype: 'bool' });
+}
+
+// ---------------------------------------------------------------- binary
+
+function firstTensor(op: string, a: Operand, b: Operand): void {
+  if (!(a instanceof Tensor) && !(b instanceof Tensor)) argError(op, 'at least one Tensor', 'self or other', typeof a);
+}
+
+/** self * other, broadcast. */
+export function mul(self: Operand, other: Operand, out?: Tensor): Tensor {
+  firstTensor('mul', self, other);
+  return elementwise('mul', [self, other], { out });
+}
+
+/** Options of div. */
+export interface DivOptions {
+  /** undefined: true division (integers give floats); 'trunc' or 'floor': rounded, in the inputs' dtype. */
+  roundingMode?: 'trunc' | 'floor' | null;
+}
+
+/** self / other, broadcast; see DivOptions. */
+export function div(self: Operand, other: Operand, opts?: DivOptions, out?: Tensor): Tensor {
+  firstTensor('div', self, other);
+  const mode = opts?.roundingMode ?? undefined;
+  if (mode !== undefined && mode !== 'trunc' && mode !== 'floor') argError('div', "'trunc', 'floor' or null", 'roundingMode', mode);
+  const common = resultType(self, other);
+  const computeDtype = mode === undefined && !isFloatingPoint(common) ? getDefaultDtype() : common;
+  return elementwise('div', [self, other], { computeDtype, attrs: { roundingMode: mode }, out });
+}
+
+/** self ** exponent, broadcast (integer tensors to negative integer powers are refused, as PyTorch). */
+export function pow(self: Operand, exponent: Operand, out?: Tensor): Tensor {
+  firstTensor('pow', self, exponent);
+  if (self instanceof Tensor && !isFloatingPoint(self.dtype) && typeof exponent === 'number' &&
+      Number.isInteger(exponent) && exponent < 0) {
+    throw argError('pow', 'a non-negative exponent for an integer tensor', 'exponent', exponent);
+  }
+  return elementwise('pow', [self, exponent], { out });
+}
+
+/** Python's modulus: the result has the sign of other. */
+export function remainder(self: Operand, other: Operand, out?: Tensor): Tensor {
+  firstTensor('remainder', self, other);
+  return elementwise('remainder', [self, other], { out });
+}
+
+/** Elementwise maximum (NaN propagates). */
+export function maximum(self: Tensor, other: Tensor | number, out?: Tensor): Tensor {
+  checkTensor('maximum', 'self', self);
+  return elementwise('maximum', [self, other], { out });
+}
+
+/** Elementwise minimum (NaN propagates). */
+export function minimum(self: Tensor, other: Tensor | number, out?: Tensor): Tensor {
+  checkTensor('minimum', 'self', self);
+  return elementwise('minimum', [self, other], { out });
+}
+
+const COMPARISONS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logicalAnd', 'logicalOr', 'logicalXor'] as const;
+type Comparison = (typeof COMPARISONS)[number];
+
+function compare(op: Comparison, self: Tensor, other: Operand, out?: Tensor): Tensor {
+  checkTensor(op, 'self', self);
+  return elementwise(op, [self, other], { computeDtype: resultType(self, other), outDtype: 'bool', out });
+}
+
+export const eq = (a: Tensor, b: Operand): Tensor => compare('eq', a, b);
+export const ne = (a: Tensor, b: Operand): Tensor => compare('ne', a, b);
+export const lt = (a: Tensor, b: Operand): Tensor => compare('lt', a, b);
+export const le = (a: Tensor, b: Operand): Tensor => compare('le', a, b);
+export const gt = (a: Tensor, b: Operand): Tensor => compare('gt', a, b);
+export const ge = (a: Tensor, b: Operand): Tensor => compare('ge', a, b);
+export const logicalAnd = (a: Tensor, b: Operand): Tensor => compare('logicalAnd', a, b);
+export const logicalOr = (a: Tensor, b: Operand): Tensor => compare('logicalOr', a, b);
+export const logicalXor = (a: Tensor, b: Operand): Tensor => compare('logicalXor', a, b);
+
+// ---------------------------------------------------------------- ternary
+
+/** condition ? self : other, broadcast; condition must be bool. */
+export function where(condition: Tensor, self: Operand, other: Operand): Tensor {
+  checkTensor('where', 'condition', condition);
+  if (condition.dtype !== 'bool') argError('where', 'a bool tensor', 'condition', condition.dtype);
+  return elementwise('where', [condition, self, other], { computeDtype: resultType(self, other), keepDtype: [0] });
+}
+
+/** min(max(self, min), max); either bound may be omitted (null/undefined), a number or a tensor. */
+export function clamp(self: Tensor, min?: Tensor | number | null, max?: Tensor | number | null, out?: Tensor): Tensor {
+  checkTensor('clamp', 'self', self);
+  const hasMin = min !== undefined && min !== null;
+  const hasMax = max !== undefined && max !== null;
+  if (!hasMin && !hasMax) argError('clamp', 'at least one of min and max', 'min/max', 'neither');
+  if (!hasMax) return elementwise('maximum', [self, min as Operand], { out });
+  if (!hasMin) return elementwise('minimum', [self, max as Operand], { out });
+  return elementwise('clamp', [self, min as Operand, max as Operand], { out });
+}
+
+/** self + weight * (end - self) (floating dtypes). */
+export function lerp(self: Tensor, end: Tensor, weight: Tensor | number, out?: Tensor): Tensor {
+  checkTensor('lerp', 'self', self);
+  checkTensor('lerp', 'end', end);
+  return elementwise('lerp', [self, end, weight], { computeDtype: resultType(self, end), out });
+}
+
+/** Options of addcmul and addcdiv. */
+export interface AddcOptions {
+  /** Multiplier of the product or quotient (default 1). */
+  value?: number;
+}
+
+/** self + value * tensor1 * tensor2. */
+export function addcmul(self: Tensor, tensor1: Tensor, tensor2: Tensor, opts?: AddcOptions, out?: Tensor): Tensor {
+  checkTensor('addcmul', 'self', self);
+  return elementwise('addcmul', [self, tensor1, tensor2], { attrs: { value: opts?.value }, out });
+}
+
+/** self + value * tensor1 / tensor2 (integer inputs compute in the default dtype). */
+export function addcdiv(self: Tensor, tensor1: Tensor, tensor2: Tensor, opts?: AddcOptions, out?: Tensor): Tensor {
+  checkTensor('addcdiv', 'self', self);
+  const common = resultType(self, tensor1, tensor2);
+  const computeDtype = isFloatingPoint(common) ? common : getDefaultDtype();
+  return elementwise('addcdiv', [self, tensor1, tensor2], { computeDtype, attrs: { value: opts?.value }, out });
+}
+
+// ---------------------------------------------------------------- methods
+
+declare module '../tensor' {
+  interface Tensor {
+    exp(): Tensor; exp_(): Tensor;
+    expm1(): Tensor; expm1_(): Tensor;
+    log(): Tensor; log_(): Tensor;
+    log1p(): Tensor; log1p_(): Tensor;
+    log2(): Tensor; log2_(): Tensor;
+    sqrt(): Tensor; sqrt_(): Tensor;
+    rsqrt(): Tensor; rsqrt_(): Tensor;
+    reciprocal(): Tensor; reciprocal_(): Tensor;
+    sin(): Tensor; sin_(): Tensor;
+    cos(): Tensor; cos_(): Tensor;
+    tanh(): Tensor; tanh_(): Tensor;
+    sigmoid(): Tensor; sigmoid_(): Tensor;
+    silu(): Tensor; silu_(): Tensor;
+    neg(): Tensor; neg_(): Tensor;
+    abs(): Tensor; abs_(): Tensor;
+    sign(): Tensor; sign_(): Tensor;
+    relu(): Tensor; relu_(): Tensor;
+    floor(): Tensor; floor_(): Tensor;
+    ceil(): Tensor; ceil_(): Tensor;
+    round(): Tensor; round_(): Tensor;
+    trunc(): Tensor; trunc_(): Tensor;
+    /** x * Φ(x); see GeluOptions. */
+    gelu(opts?: GeluOptions): Tensor;
+    gelu_(opts?: GeluOptions): Tensor;
+    softplus(opts?: SoftplusOptions): Tensor;
+    logicalNot(): Tensor;
+    mul(other: Operand): Tensor; mul_(other: Operand): Tensor;
+    div(other: Operand, opts?: DivOptions): Tensor; div_(other: Operand, opts?: DivOptions): Tensor;
+    pow(exponent: Operand): Tensor; pow_(exponent: Operand): Tensor;
+    remainder(other: Operand): Tensor; remainder_(other: Operand): Tensor;
+    maximum(other: Tensor | number): Tensor;
+    minimum(other: Tensor | number): Tensor;
+    eq(other: Operand): Tensor; ne(other: Operand): Tensor;
+    lt(other: Operand): Tensor; le(other: Operand): Tensor;
+    gt(other: Operand): Tensor; ge(other: Operand): Tensor;
+    logicalAnd(other: Operand): Tensor; logicalOr(other: Operand): Tensor; logicalXor(other: Operand): Tensor;
+    clamp(min?: Tensor | number | null, max?: Tensor | number | null): Tensor;
+    clamp_(min?: Tensor | number | null, max?: Tensor | number | null): Tensor;
+    lerp(end: Tensor, weight: Tensor | number): Tensor; lerp_(end: Tensor, weight: Tensor | number): Tensor;
+    addcmul(t1: Tensor, t2: Tensor, opts?: AddcOptions): Tensor; addcmul_(t1: Tensor, t2: Tensor, opts?: AddcOptions): Tensor;
+    addcdiv(t1: Tensor, t2: Tensor, opts?: AddcOptions): Tensor; addcdiv_(t1: Tensor, t2: Tensor, opts?: AddcOptions): Tensor;
+  }
+}
+
+const P = Tensor.prototype as unknown as Record<string, unknown>;
+for (const op of FLOAT_UNARY) {
+  P[op] = function (this: Tensor) { return unaryFloat(op as FloatUnary, this); };
+  P[`${op}_`] = function (this: Tensor) { return unaryFloat(op as FloatUnary, this, this); };
+}
+for (const op of NUMERIC_UNARY) {
+  P[op] = function (this: Tensor) { return unaryNumeric(op as NumericUnary, this); };
+  P[`${op}_`] = function (this: Tensor) { return unaryNumeric(op as NumericUnary, this, this); };
+}
+P.gelu = function (this: Tensor, opts?: GeluOptions) { return gelu(this, opts); };
+P.gelu_ = function (this: Tensor, opts?: GeluOptions) {
+  return unaryFloat('gelu', this, this, { approximate: opts?.approximate ?? 'none' });
+};
+P.softplus = function (this: Tensor, opts?: SoftplusOptions) { return softplus(this, opts); };
+P.logicalNot = function (this: Tensor) { return logicalNot(this); };
+for (const op of COMPARISONS) P[op] = function (this: Tensor, other: Operand) { return compare(op, this, other); };
+P.mul = function (this: Tensor, o: Operand) { return mul(this, o); };
+P.mul_ = function (this: Tensor, o: Operand) { return mul(this, o, this); };
+P.div = function (this: Tensor, o: Operand, opts?: DivOptions) { return div(this, o, opts); };
+P.div_ = function (this: Tensor, o: Operand, opts?: DivOptions) { return div(this, o, opts, this); };
+P.pow = function (this: Tensor, o: Operand) { return pow(this, o); };
+P.pow_ = function (this: Tensor, o: Operand) { return pow(this, o, this); };
+P.remainder = function (this: Tensor, o: Operand) { return remainder(this, o); };
+P.remainder_ = function (this: Tensor, o: Operand) { return remainder(this, o, this); };
+P.maximum = function (this: Tensor, o: Tensor | number) { return maximum(this, o); };
+P.minimum = function (this: Tensor, o: Tensor | number) { return minimum(this, o); };
+P.clamp = function (this: Tensor, lo?: Tensor | number | null, hi?: Tensor | number | null) { return clamp(this, lo, hi); };
+P.clamp_ = function (this: Tensor, lo?: Tensor | number | null, hi?: Tensor | number | null) { return clamp(this, lo, hi, this); };
+P.lerp = function (this: Tensor, e: Tensor, w: Tensor | number) { return lerp(this, e, w); };
+P.lerp_ = function (this: Tensor, e: Tensor, w: Tensor | number) { return lerp(this, e, w, this); };
+P.addcmul = function (this: Tensor, a: Tensor, b: Tensor, o?: AddcOptions) { return addcmul(this, a, b, o); };
+P.addcmul_ = function (this: Tensor, a: Tensor, b: Tensor, o?: AddcOptions) { return addcmul(this, a, b, o, this); };
+P.addcdiv = function (this: Tensor, a: Tensor, b: Tensor, o?: AddcOptions) { return addcdiv(this, a, b, o); };
+P.addcdiv_ = function (this: Tensor, a: Tensor, b: Tensor, o?: AddcOptions) { return addcdiv(this, a, b, o, this); };

@@ -1,0 +1,317 @@
+/**
+ * Reductions (sum, mean, prod, max/min, amax/amin, argmax/argmin, var/std,
+ * norm, logsumexp, all/any) over all or given dims with keepdim, and the ops
+ * along one dim (softmax, logSoftmax, cumsum, sort, argsort, topk), as PyTorch defines them:
+ * sums of integers or bool are int64, all/any are bool, floating-only ops
+ * refuse integer inputs unless a `dtype` option casts them first.
+ */
+import { DType, isFloatingPoint, normalizeDtype } from '../dtype';
+import { codedError } from '../errors';
+import { OpAttrs, OpName } from '../generated/op_list';
+import { formatShape, Tensor } from '../tensor';
+import { argError, castTo, checkTensor, emptyTensor, runInto, runOp } from './helpers';
+
+/** A dim or a list of dims; undefined (or []) means every dim. */
+export type Dims = number | readonly number[] | undefined | null;
+
+/** Options shared by reductions. */
+export interface ReduceOptions {
+  /** Keep reduced dims as size 1 (default false). */
+  keepdim?: boolean;
+  /** Cast the input to this dtype first (sum, prod, mean, cumsum, softmax, logSoftmax). */
+  dtype?: DType;
+}
+
+/** Normalized dims (sorted, in range, no repeats) and the output shape. */
+function reduceShape(op: string, t: Tensor, dims: Dims, keepdim: boolean): { dims: number[]; shape: number[] } {
+  const list = dims === undefined || dims === null ? [] : typeof dims === 'number' ? [dims] : [...dims];
+  const norm = list.map((d) => (t.ndim === 0 && (d === 0 || d === -1) ? 0 : t.normDim(d, op)));
+  if (new Set(norm).size !== norm.length) argError(op, 'distinct dims', 'dim', list);
+  const all = norm.length === 0;
+  const reduced = (d: number): boolean => all || norm.includes(d);
+  const shape: number[] = [];
+  for (let d = 0; d < t.ndim; d++) {
+    if (!reduced(d)) shape.push(t.shape[d]);
+    else if (keepdim) shape.push(1);
+  }
+  return { dims: t.ndim === 0 ? [] : norm, shape };
+}
+
+function inputOf(op: string, t: Tensor, dtype: DType | undefined): Tensor {
+  checkTensor(op, 'self', t);
+  return dtype === undefined ? t : castTo(t, normalizeDtype(dtype));
+}
+
+/** Runs reduction `op` of `t` over `dims` into a new tensor of `outDtype` (default: t's dtype). */
+function reduce(op: OpName, t: Tensor, dims: Dims, opts: ReduceOptions | undefined, outDtype?: (d: DType) => DType,
+                attrs?: Record<string, unknown>): Tensor {
+  const x = inputOf(op, t, opts?.dtype);
+  try {
+    const { dims: d, shape } = reduceShape(op, x, dims, opts?.keepdim ?? false);
+    if ((op === 'amax' || op === 'amin') && x.numel === 0) {
+      throw codedError('TSGPU_ARG', `${op}: cannot reduce ${formatShape(x.shape)}: the input has no elements and ${op} has no identity`);
+    }
+    return runInto(emptyTensor(shape, outDtype ? outDtype(x.dtype) : x.dtype, x.device), (out) =>
+      runOp(op, [out], [x], { dims: d, ...attrs } as OpAttrs[typeof op]));
+  } finally {
+    if (x !== t) x.dispose();
+  }
+}
+
+/** int64 for integers and bool, the dtype itself for floating types. */
+const accumulated = (d: DType): DType => (isFloatingPoint(d) ? d : 'int64');
+
+/** Sum over dims (all by default). */
+export function sum(t: Tensor, dim?: Dims, opts?: ReduceOptions): Tensor {
+  return reduce('sum', t, dim, opts, accumulated);
+}
+
+/** Product over dims. */
+export function prod(t: Tensor, dim?: Dims, opts?: ReduceOptions): Tensor {
+  return reduce('prod', t, dim, opts, accumulated);
+}
+
+/** Mean over dims (floating dtypes; pass { dtype } to cast integers). */
+export function mean(t: Tensor, dim?: Dims, opts?: ReduceOptions): Tensor {
+  return reduce('mean', t, dim, opts);
+}
+
+/** Largest value over dims (NaN propagates). */
+export function amax(t: Tensor, dim?: Dims, opts?: ReduceOptions): Tensor {
+  return reduce('amax', t, dim, opts);
+}
+
+/** Smallest value over dims. */
+export function amin(t: Tensor, dim?: Dims, opts?: ReduceOptions): Tensor {
+  return reduce('amin', t, dim, opts);
+}
+
+/** all/any give bool, except uint8 in, uint8 out (PyTorch keeps that old rule). */
+const logicalDtype = (d: DType): DType => (d === 'uint8' ? 'uint8' : 'bool');
+
+/** Whether every element over dims is nonzero (bool; uint8 for uint8 input). */
+export function all(t: Tensor, dim?: Dims, opts?: ReduceOptions): Tensor {
+  return reduce('all', t, dim, opts, logicalDtype);
+}
+
+/** Whether any element over dims is nonzero (bool). */
+export function any(t: Tensor, dim?: Dims, opts?: ReduceOptions): Tensor {
+  return reduce('any', t, dim, opts, logicalDtype);
+}
+
+/** Index of the largest value (over the flattened tensor when dim is omitted), int64. */
+export function argmax(t: Tensor, dim?: number | null, opts?: ReduceOptions): Tensor {
+  checkEmpty('argmax', t);
+  return reduce('argmax', t, dim, opts, () => 'int64');
+}
+
+/** Index of the smallest value, int64. */
+export function argmin(t: Tensor, dim?: number | null, opts?: ReduceOptions): Tensor {
+  checkEmpty('argmin', t);
+  return reduce('argmin', t, dim, opts, () => 'int64');
+}
+
+function checkEmpty(op: string, t: Tensor): void {
+  checkTensor(op, 'self', t);
+  if (t.numel === 0) throw codedError('TSGPU_ARG', `${op}: cannot reduce ${formatShape(t.shape)}: the input has no elements`);
+}
+
+/** Options of var and std. */
+export interface VarOptions extends ReduceOptions {
+  /** Difference between the count and the divisor (default 1: Bessel's correction). */
+  correction?: number;
+  /** Older spelling: true is correction 1, false correction 0. */
+  unbiased?: boolean;
+}
+
+function variance(op: 'var' | 'std', t: Tensor, dim: Dims, opts?: VarOptions): Tensor {
+  const correction = opts?.correction ?? (opts?.unbiased === false ? 0 : 1);
+  return reduce(op, t, dim, opts, undefined, { correction });
+}
+
+/** Variance over dims with `correction` (default 1). */
+export function varOf(t: Tensor, dim?: Dims, opts?: VarOptions): Tensor {
+  return variance('var', t, dim, opts);
+}
+export { varOf as var };
+
+/** Standard deviation over dims with `correction` (default 1). */
+export function std(t: Tensor, dim?: Dims, opts?: VarOptions): Tensor {
+  return variance('std', t, dim, opts);
+}
+
+/** p-norm over dims (p = 2 or 'fro' by default; Infinity, -Infinity, 0, 1 or any number). */
+export function norm(t: Tensor, p: number | 'fro' = 'fro', dim?: Dims, opts?: ReduceOptions): Tensor {
+  if (p !== 'fro' && typeof p !== 'number') argError('norm', "a number or 'fro'", 'p', p);
+  return reduce('norm', t, dim, opts, undefined, { p: p === 'fro' ? 2 : p });
+}
+
+/** log(sum(exp(t))) over dims, computed stably. */
+export function logsumexp(t: Tensor, dim: Dims, opts?: ReduceOptions): Tensor {
+  return reduce('logsumexp', t, dim, opts);
+}
+
+/** Values and indices of max/min along a dim. */
+export interface ValuesIndices {
+  values: Tensor;
+  indices: Tensor;
+}
+
+function valuesIndices(op: 'maxDim' | 'minDim', name: string, t: Tensor, dim: number, keepdim: boolean): ValuesIndices {
+  checkEmpty(name, t);
+  const { dims, shape } = reduceShape(name, t, dim, keepdim);
+  const values = emptyTensor(shape, t.dtype, t.device);
+  const indices = emptyTensor(shape.slice(), 'int64', t.device);
+  try {
+    runOp(op, [values, indices], [t], { dim: dims.length ? dims[0] : 0 });
+  } catch (e) {
+    values.dispose();
+    indices.dispose();
+    throw e;
+  }
+  return { values, indices };
+}
+
+/**
+ * max(t): the largest value (0-dim); max(t, dim, keepdim?): { values, indices }
+ * along dim; max(t, other): the elementwise maximum is torch.maximum.
+ */
+export function max(t: Tensor): Tensor;
+export function max(t: Tensor, dim: number, keepdim?: boolean): ValuesIndices;
+export function max(t: Tensor, dim?: number, keepdim = false): Tensor | ValuesIndices {
+  if (dim === undefined) return reduce('amax', t, undefined, undefined);
+  return valuesIndices('maxDim', 'max', t, dim, keepdim);
+}
+
+/** min(t) or min(t, dim, keepdim?), as max. */
+export function min(t: Tensor): Tensor;
+export function min(t: Tensor, dim: number, keepdim?: boolean): ValuesIndices;
+export function min(t: Tensor, dim?: number, keepdim = false): Tensor | ValuesIndices {
+  if (dim === undefined) return reduce('amin', t, undefined, undefined);
+  return valuesIndices('minDim', 'min', t, dim, keepdim);
+}
+
+// ---------------------------------------------------------------- along one dim
+
+function alongDim(op: 'softmax' | 'logSoftmax' | 'cumsum', t: Tensor, dim: number, dtype: DType | undefined,
+                  outDtype: (d: DType) => DType): Tensor {
+  if (typeof dim !== 'number' || !Number.isInteger(dim)) argError(op, 'an integer', 'dim', dim);
+  const x = inputOf(op, t, dtype);
+  try {
+    if (x.ndim > 0) x.normDim(dim, op);
+    return runInto(emptyTensor(x.shape.slice(), outDtype(x.dtype), x.device), (out) => runOp(op, [out], [x], { dim }));
+  } finally {
+    if (x !== t) x.dispose();
+  }
+}
+
+/** exp(t) / sum(exp(t)) along dim (floating dtypes; { dtype } casts first). */
+export function softmax(t: Tensor, dim: number, opts?: { dtype?: DType }): Tensor {
+  return alongDim('softmax', t, dim, opts?.dtype, (d) => d);
+}
+
+/** t - logsumexp(t) along dim. */
+export function logSoftmax(t: Tensor, dim: number, opts?: { dtype?: DType }): Tensor {
+  return alongDim('logSoftmax', t, dim, opts?.dtype, (d) => d);
+}
+
+/** Running sum along dim (integers and bool give int64). */
+export function cumsum(t: Tensor, dim: number, opts?: { dtype?: DType }): Tensor {
+  return alongDim('cumsum', t, dim, opts?.dtype, accumulated);
+}
+
+// ---------------------------------------------------------------- sorting
+
+function sorted(op: string, t: Tensor, k: number, dim: number, descending: boolean): ValuesIndices {
+  checkTensor(op, 'self', t);
+  if (typeof dim !== 'number' || !Number.isInteger(dim)) argError(op, 'an integer', 'dim', dim);
+  const d = t.ndim === 0 ? 0 : t.normDim(dim, op);
+  const len = t.ndim === 0 ? 1 : t.shape[d];
+  if (!Number.isInteger(k) || k < 0 || k > len) argError(op, `an integer k in [0, ${len}]`, 'k', k);
+  const shape = t.shape.slice();
+  if (t.ndim > 0) shape[d] = k;
+  const values = emptyTensor(shape, t.dtype, t.device);
+  const indices = emptyTensor(shape.slice(), 'int64', t.device);
+  try {
+    runOp('sort', [values, indices], [t], { dim: d, descending, k });
+  } catch (e) {
+    values.dispose();
+    indices.dispose();
+    throw e;
+  }
+  return { values, indices };
+}
+
+/** Values along dim in ascending (or descending) order, and where each came from; stable, NaN last. */
+export function sort(t: Tensor, dim = -1, descending = false): ValuesIndices {
+  return sorted('sort', t, t.ndim === 0 ? 1 : t.shape[t.normDim(dim, 'sort')], dim, descending);
+}
+
+/** The indices that sort t along dim. */
+export function argsort(t: Tensor, dim = -1, descending = false): Tensor {
+  const { values, indices } = sort(t, dim, descending);
+  values.dispose();
+  return indices;
+}
+
+/** The k largest (or smallest) values along dim, sorted, with their indices. */
+export function topk(t: Tensor, k: number, dim = -1, largest = true): ValuesIndices {
+  return sorted('topk', t, k, dim, largest);
+}
+
+// ---------------------------------------------------------------- methods
+
+declare module '../tensor' {
+  interface Tensor {
+    sum(dim?: Dims, opts?: ReduceOptions): Tensor;
+    prod(dim?: Dims, opts?: ReduceOptions): Tensor;
+    mean(dim?: Dims, opts?: ReduceOptions): Tensor;
+    amax(dim?: Dims, opts?: ReduceOptions): Tensor;
+    amin(dim?: Dims, opts?: ReduceOptions): Tensor;
+    all(dim?: Dims, opts?: ReduceOptions): Tensor;
+    any(dim?: Dims, opts?: ReduceOptions): Tensor;
+    argmax(dim?: number | null, opts?: ReduceOptions): Tensor;
+    argmin(dim?: number | null, opts?: ReduceOptions): Tensor;
+    var(dim?: Dims, opts?: VarOptions): Tensor;
+    std(dim?: Dims, opts?: VarOptions): Tensor;
+    norm(p?: number | 'fro', dim?: Dims, opts?: ReduceOptions): Tensor;
+    logsumexp(dim: Dims, opts?: ReduceOptions): Tensor;
+    max(): Tensor;
+    max(dim: number, keepdim?: boolean): ValuesIndices;
+    min(): Tensor;
+    min(dim: number, keepdim?: boolean): ValuesIndices;
+    softmax(dim: number, opts?: { dtype?: DType }): Tensor;
+    logSoftmax(dim: number, opts?: { dtype?: DType }): Tensor;
+    cumsum(dim: number, opts?: { dtype?: DType }): Tensor;
+    sort(dim?: number, descending?: boolean): ValuesIndices;
+    argsort(dim?: number, descending?: boolean): Tensor;
+    topk(k: number, dim?: number, largest?: boolean): ValuesIndices;
+  }
+}
+
+const P = Tensor.prototype;
+P.sum = function (this: Tensor, dim?: Dims, opts?: ReduceOptions) { return sum(this, dim, opts); };
+P.prod = function (this: Tensor, dim?: Dims, opts?: ReduceOptions) { return prod(this, dim, opts); };
+P.mean = function (this: Tensor, dim?: Dims, opts?: ReduceOptions) { return mean(this, dim, opts); };
+P.amax = function (this: Tensor, dim?: Dims, opts?: ReduceOptions) { return amax(this, dim, opts); };
+P.amin = function (this: Tensor, dim?: Dims, opts?: ReduceOptions) { return amin(this, dim, opts); };
+P.all = function (this: Tensor, dim?: Dims, opts?: ReduceOptions) { return all(this, dim, opts); };
+P.any = function (this: Tensor, dim?: Dims, opts?: ReduceOptions) { return any(this, dim, opts); };
+P.argmax = function (this: Tensor, dim?: number | null, opts?: ReduceOptions) { return argmax(this, dim, opts); };
+P.argmin = function (this: Tensor, dim?: number | null, opts?: ReduceOptions) { return argmin(this, dim, opts); };
+P.var = function (this: Tensor, dim?: Dims, opts?: VarOptions) { return variance('var', this, dim, opts); };
+P.std = function (this: Tensor, dim?: Dims, opts?: VarOptions) { return std(this, dim, opts); };
+P.norm = function (this: Tensor, p?: number | 'fro', dim?: Dims, opts?: ReduceOptions) { return norm(this, p, dim, opts); };
+P.logsumexp = function (this: Tensor, dim: Dims, opts?: ReduceOptions) { return logsumexp(this, dim, opts); };
+P.max = function (this: Tensor, dim?: number, keepdim?: boolean) {
+  return dim === undefined ? max(this) : max(this, dim, keepdim);
+} as Tensor['max'];
+P.min = function (this: Tensor, dim?: number, keepdim?: boolean) {
+  return dim === undefined ? min(this) : min(this, dim, keepdim);
+} as Tensor['min'];
+P.softmax = function (this: Tensor, dim: number, opts?: { dtype?: DType }) { return softmax(this, dim, opts); };
+P.logSoftmax = function (this: Tensor, dim: number, opts?: { dtype?: DType }) { return logSoftmax(this, dim, opts); };
+P.sort = function (this: Tensor, dim?: number, descending?: boolean) { return sort(this, dim, descending); };
+P.argsort = function (this: Tensor, dim?: number, descending?: boolean) { return argsort(this, dim, descending); };
+P.topk = function (this: Tensor, k: number, dim?: number, largest?: boolean) { return topk(this, k, dim, largest); };
+P.cumsum = function (this: Tensor, dim: number, opts?: { dtype?: DType }) { return cumsum(this, dim, opts); };

@@ -1,0 +1,197 @@
+// Functors for elementwise ops of two or three inputs, shared by the CPU and
+// CUDA kernels. `T` is the compute type (see unary_functors.h). Integer and
+// floating behaviour follow PyTorch: floor division and remainder take the
+// sign of the divisor, integer division by zero yields 0 on the device (the
+// CPU kernels reject it before running), maximum/minimum propagate NaN.
+#pragma once
+
+#include <type_traits>
+
+#include "ops/common/scalar_math.h"
+
+namespace tsgpu {
+namespace ops {
+namespace fn {
+
+/** a + alpha * b (alpha = 1 by default). */
+template <typename T>
+struct Add {
+  T alpha = T(1);
+  TSGPU_HD T operator()(T a, T b) const { return a + alpha * b; }
+};
+
+/** a - alpha * b. */
+template <typename T>
+struct Sub {
+  T alpha = T(1);
+  TSGPU_HD T operator()(T a, T b) const { return a - alpha * b; }
+};
+
+struct Mul {
+  template <typename T>
+  TSGPU_HD T operator()(T a, T b) const {
+    if constexpr (std::is_same<T, bool>::value) return a && b;
+    else return static_cast<T>(a * b);
+  }
+};
+
+/** True division (floating types only: integer inputs are promoted first). */
+struct Div {
+  template <typename T>
+  TSGPU_HD T operator()(T a, T b) const {
+    return a / b;
+  }
+};
+
+/** Division rounded toward zero (roundingMode "trunc"). */
+struct DivTrunc {
+  template <typename T>
+  TSGPU_HD T operator()(T a, T b) const {
+    if constexpr (std::is_integral<T>::value) {
+      return b == T(0) ? T(0) : static_cast<T>(a / b);
+    } else {
+      return sm::trunc(a / b);
+    }
+  }
+};
+
+/** Division rounded toward -inf (roundingMode "floor"), Python's //. */
+struct DivFloor {
+  template <typename T>
+  TSGPU_HD T operator()(T a, T b) const {
+    if constexpr (std::is_integral<T>::value) {
+      if (b == T(0)) return T(0);
+      T q = static_cast<T>(a / b);
+      if (std::is_signed<T>::value && (a % b != 0) && ((a < T(0)) != (b < T(0)))) --q;
+      return q;
+    } else {
+      if (b == T(0)) return a / b;
+      const T mod = sm::fmod(a, b);
+      T div = (a - mod) / b;
+      if (mod != T(0) && ((b < T(0)) != (mod < T(0)))) div -= T(1);
+      if (div == T(0)) return sm::copysign(T(0), a / b);
+      const T fl = sm::floor(div);
+      return (div - fl > static_cast<T>(0.5)) ? fl + T(1) : fl;
+    }
+  }
+};
+
+/** Python-style modulus: the result has the sign of b. */
+struct Remainder {
+  template <typename T>
+  TSGPU_HD T operator()(T a, T b) const {
+    if constexpr (std::is_integral<T>::value) {
+      if (b == T(0)) return T(0);
+      T r = static_cast<T>(a % b);
+      if (std::is_signed<T>::value && r != T(0) && ((r < T(0)) != (b < T(0)))) r = static_cast<T>(r + b);
+      return r;
+    } else {
+      T r = sm::fmod(a, b);
+      if (r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;
+      return r;
+    }
+  }
+};
+
+/** a ** b; integers by repeated squaring (negative exponents give 0 unless |a| == 1). */
+struct Pow {
+  template <typename T>
+  TSGPU_HD T operator()(T a, T b) const {
+    if constexpr (std::is_integral<T>::value) {
+      if (std::is_signed<T>::value && b < T(0)) {
+        if (a == T(1)) return T(1);
+        if (a == static_cast<T>(-1)) return (b % 2 == 0) ? T(1) : static_cast<T>(-1);
+        return T(0);
+      }
+      T result = T(1), base = a;
+      for (T e = b; e != T(0); e = static_cast<T>(e >> 1)) {
+        if (e & T(1)) result = static_cast<T>(result * base);
+        base = static_cast<T>(base * base);
+      }
+      return result;
+    } else {
+      return sm::pow(a, b);
+    }
+  }
+};
+
+struct Maximum {
+  template <typename T>
+  TSGPU_HD T operator()(T a, T b) const {
+    if (sm::isNan(a)) return a;
+    if (sm::isNan(b)) return b;
+    return a > b ? a : b;
+  }
+};
+
+struct Minimum {
+  template <typename T>
+  TSGPU_HD T operator()(T a, T b) const {
+    if (sm::isNan(a)) return a;
+    if (sm::isNan(b)) return b;
+    return a < b ? a : b;
+  }
+};
+
+#define TSGPU_BOOL_FUNCTOR(Name, expr)        \
+  struct Name {                               \
+    template <typename T>                     \
+    TSGPU_HD bool operator()(T a, T b) const { \
+      return expr;                            \
+    }                                         \
+  };
+TSGPU_BOOL_FUNCTOR(Eq, a == b)
+TSGPU_BOOL_FUNCTOR(Ne, a != b)
+TSGPU_BOOL_FUNCTOR(Lt, a < b)
+TSGPU_BOOL_FUNCTOR(Le, a <= b)
+TSGPU_BOOL_FUNCTOR(Gt, a > b)
+TSGPU_BOOL_FUNCTOR(Ge, a >= b)
+TSGPU_BOOL_FUNCTOR(LogicalAnd, static_cast<bool>(a) && static_cast<bool>(b))
+TSGPU_BOOL_FUNCTOR(LogicalOr, static_cast<bool>(a) || static_cast<bool>(b))
+TSGPU_BOOL_FUNCTOR(LogicalXor, static_cast<bool>(a) != static_cast<bool>(b))
+#undef TSGPU_BOOL_FUNCTOR
+
+/** where(cond, a, b). */
+struct Where {
+  template <typename T>
+  TSGPU_HD T operator()(bool cond, T a, T b) const {
+    return cond ? a : b;
+  }
+};
+
+/** lerp(start, end, weight) with PyTorch's two-sided formula (exact at both ends). */
+struct Lerp {
+  template <typename T>
+  TSGPU_HD T operator()(T start, T end, T weight) const {
+    const T diff = end - start;
+    return (weight < static_cast<T>(0.5)) ? start + weight * diff : end - diff * (T(1) - weight);
+  }
+};
+
+/** self + value * t1 * t2. */
+template <typename T>
+struct Addcmul {
+  T value = T(1);
+  TSGPU_HD T operator()(T self, T t1, T t2) const { return self + value * t1 * t2; }
+};
+
+/** self + value * t1 / t2. */
+template <typename T>
+struct Addcdiv {
+  T value = T(1);
+  TSGPU_HD T operator()(T self, T t1, T t2) const { return self + value * (t1 / t2); }
+};
+
+/** clamp with tensor bounds: min(max(x, lo), hi), NaN in x stays NaN. */
+struct ClampTensor {
+  template <typename T>
+  TSGPU_HD T operator()(T x, T lo, T hi) const {
+    if (sm::isNan(x)) return x;
+    const T r = x < lo ? lo : x;
+    return r > hi ? hi : r;
+  }
+};
+
+}  // namespace fn
+}  // namespace ops
+}  // namespace tsgpu

@@ -1,0 +1,52 @@
+// sort / topk on cpu (ops/common/sort_kernels.h): rows split over the thread
+// pool; a stable sort of (value, index) pairs, partial for topk.
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "ops/common/sort_kernels.h"
+#include "ops/common/strided_walker.h"
+#include "runtime/thread_pool.h"
+
+namespace tsgpu {
+namespace ops {
+namespace {
+
+struct CpuSort {
+  template <typename T>
+  static void sortRows(const OpCall& call, const SortPlan& p, int64_t k, bool descending, T* values, int64_t* indices,
+                       const T* self) {
+    using M = OpMathType<T>;
+    const int64_t grain = p.len >= 4096 ? 1 : 4096 / p.len;
+    parallel_for(0, p.rows.numel, grain, [&](int64_t b, int64_t e) {
+      call.checkInterrupt();
+      std::vector<std::pair<M, int64_t>> row(static_cast<size_t>(p.len));
+      const auto before = [&](const std::pair<M, int64_t>& a, const std::pair<M, int64_t>& c) {
+        return sortsBefore(a.first, c.first, descending);
+      };
+      walkElements<3>(p.rows, b, e, [&](const int64_t* off) {
+        for (int64_t j = 0; j < p.len; ++j) row[j] = {static_cast<M>(self[off[2] + j * p.inStride]), j};
+        if (k < p.len) {
+          std::partial_sort(row.begin(), row.begin() + k, row.end(), [&](const auto& a, const auto& c) {
+            return before(a, c) || (!before(c, a) && a.second < c.second);
+          });
+        } else {
+          std::stable_sort(row.begin(), row.end(), before);
+        }
+        for (int64_t j = 0; j < k; ++j) {
+          values[off[0] + j * p.valueStride] = static_cast<T>(row[j].first);
+          indices[off[1] + j * p.indexStride] = row[j].second;
+        }
+      });
+    });
+  }
+};
+
+}  // namespace
+
+#define TSGPU_REGISTER_CPU(op, kernel) TSGPU_REGISTER_KERNEL(op, kCpu, kernel);
+TSGPU_SORT_KERNELS(TSGPU_REGISTER_CPU, CpuSort)
+#undef TSGPU_REGISTER_CPU
+
+}  // namespace ops
+}  // namespace tsgpu

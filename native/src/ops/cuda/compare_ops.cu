@@ -1,0 +1,11 @@
+// Registers the comparison, logical and ternary elementwise ops of ops/common/elementwise_kernels.h on cuda.
+#include "ops/common/elementwise_kernels.h"
+#include "ops/cuda/elementwise.cuh"
+
+namespace tsgpu {
+namespace ops {
+#define TSGPU_REGISTER_CUDA(op, kernel) TSGPU_REGISTER_KERNEL(op, kCuda, kernel);
+TSGPU_COMPARE_TERNARY_KERNELS(TSGPU_REGISTER_CUDA, cuda::Engine)
+#undef TSGPU_REGISTER_CUDA
+}  // namespace ops
+}  // namespace tsgpu

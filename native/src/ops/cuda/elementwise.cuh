@@ -1,0 +1,109 @@
+// The CUDA elementwise engine: out = f(in0, in1, ...) over broadcast, strided
+// views, as PyTorch computes it (load as the compute type, store converted).
+// Contiguous operands take a flat grid-stride kernel; others a kernel that
+// maps each linear index to offsets with OffsetCalc (32-bit fast division).
+// Plans of 2^31 elements or more are launched in slices of their outermost
+// dim. Everything is queued on the call's stream; nothing synchronizes.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "base/errors.h"
+#include "ops/common/engine.h"
+#include "ops/common/offset_calc.h"
+#include "ops/common/operands.h"
+#include "ops/cuda/launch.cuh"
+
+namespace tsgpu {
+namespace ops {
+namespace cuda {
+
+/** Operand pointers of one launch (raw bytes; typed in the kernel). */
+template <int N>
+struct Pointers {
+  char* p[N];
+};
+
+template <typename Out, typename... In, typename F, size_t... I>
+__device__ __forceinline__ void applyAt(const F& f, const Pointers<1 + sizeof...(In)>& ptr, int64_t i,
+                                        std::index_sequence<I...>) {
+  reinterpret_cast<Out*>(ptr.p[0])[i] =
+      static_cast<Out>(f(static_cast<OpMathType<In>>(reinterpret_cast<const In*>(ptr.p[I + 1])[i])...));
+}
+
+template <typename Out, typename... In, typename F, size_t... I>
+__device__ __forceinline__ void applyOffsets(const F& f, const Pointers<1 + sizeof...(In)>& ptr, const int64_t* off,
+                                             std::index_sequence<I...>) {
+  reinterpret_cast<Out*>(ptr.p[0])[off[0]] =
+      static_cast<Out>(f(static_cast<OpMathType<In>>(reinterpret_cast<const In*>(ptr.p[I + 1])[off[I + 1]])...));
+}
+
+template <typename Out, typename F, typename... In>
+__global__ void contiguousKernel(int64_t n, F f, Pointers<1 + sizeof...(In)> ptr) {
+  for (int64_t i = globalThread(); i < n; i += gridThreads())
+    applyAt<Out, In...>(f, ptr, i, std::index_sequence_for<In...>{});
+}
+
+template <typename Out, typename F, typename... In>
+__global__ void stridedKernel(uint32_t n, F f, Pointers<1 + sizeof...(In)> ptr,
+                              OffsetCalc<1 + sizeof...(In), uint32_t> calc) {
+  for (int64_t i = globalThread(); i < n; i += gridThreads()) {
+    int64_t off[1 + sizeof...(In)];
+    calc.get(static_cast<uint32_t>(i), off);
+    applyOffsets<Out, In...>(f, ptr, off, std::index_sequence_for<In...>{});
+  }
+}
+
+/** Launches one plan (numel < 2^31 unless contiguous) on the call's stream. */
+template <typename Out, typename... In, typename F>
+void launchPlan(const OpCall& call, const IterPlan& plan, const Pointers<1 + sizeof...(In)>& ptr, const F& f) {
+  if (plan.numel == 0) return;
+  if (plan.isContiguous()) {
+    contiguousKernel<Out, F, In...><<<gridFor(plan.numel), kBlockThreads, 0, streamOf(call)>>>(plan.numel, f, ptr);
+  } else {
+    OffsetCalc<1 + sizeof...(In), uint32_t> calc(plan);
+    stridedKernel<Out, F, In...><<<gridFor(plan.numel), kBlockThreads, 0, streamOf(call)>>>(
+        static_cast<uint32_t>(plan.numel), f, ptr, calc);
+  }
+  checkLaunch(call);
+}
+
+/**
+ * out[...] = f(inputs[0][...], ...) on the GPU; same contract as
+ * ops::cpu::elementwise.
+ */
+template <typename Out, typename... In, typename F>
+void elementwise(const OpCall& call, const TensorView& out, const std::vector<const TensorView*>& inputs, F f) {
+  constexpr int N = 1 + static_cast<int>(sizeof...(In));
+  const IterPlan plan = planFor(out, inputs, call.name());
+  Pointers<N> ptr;
+  ptr.p[0] = static_cast<char*>(out.data());
+  for (int k = 1; k < N; ++k) ptr.p[k] = static_cast<char*>(inputs[k - 1]->data());
+  if (plan.isContiguous() || fitsIndex32(plan)) {
+    launchPlan<Out, In...>(call, plan, ptr, f);
+    return;
+  }
+  // Slice the outermost dim so each launch indexes fewer than 2^31 elements.
+  IterPlan slice = plan;
+  const int outer = plan.ndim - 1;
+  slice.ndim = outer;
+  slice.numel = plan.numel / plan.sizes[outer];
+  if (outer == 0 || !fitsIndex32(slice))
+    throw ArgumentError(std::string(call.name()) + ": a strided operand of " + std::to_string(plan.numel) +
+                        " elements needs a dim under 2^31 elements; make it contiguous first");
+  const size_t sizes[N] = {sizeof(Out), sizeof(In)...};
+  for (int64_t s = 0; s < plan.sizes[outer]; ++s) {
+    Pointers<N> sp = ptr;
+    for (int k = 0; k < N; ++k) sp.p[k] += s * plan.strides[k][outer] * static_cast<int64_t>(sizes[k]);
+    launchPlan<Out, In...>(call, slice, sp, f);
+  }
+}
+
+/** The engine the shared kernels of ops/common/elementwise_kernels.h run on for cuda. */
+TSGPU_ELEMENTWISE_ENGINE(elementwise)
+
+}  // namespace cuda
+}  // namespace ops
+}  // namespace tsgpu

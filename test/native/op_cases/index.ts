@@ -1,0 +1,87 @@
+/**
+ * Cases (inputs, the PyTorch expression, the runtime's computation) of
+ * joining, repeating and indexing (cat, stack, repeat, tile, gather,
+ * scatter/scatterAdd, indexSelect, maskedFill, tril/triu, nonzero) and of the
+ * nn functions (embedding, layerNorm, rmsNorm, crossEntropy, nllLoss, mseLoss,
+ * dropout's deterministic properties).
+ *
+ * Shared by the PyTorch differential test (torch_index.test.ts) and the CUDA
+ * test (cuda_kernels.test.ts), which runs each case on cuda and compares with cpu.
+ */
+import * as torch from '../../../native/index';
+import { RefCase } from '../torch_reference';
+
+torch.manualSeed(2468);
+const a = torch.randn([2, 3]);
+const b = torch.randn([4, 3]);
+const c = torch.randn([2, 5]);
+const i32 = torch.randint(-5, 5, [2, 3]).int();
+const x = torch.randn([4, 6]);
+const idx = torch.randint(0, 4, [3, 6]);
+const rowIdx = torch.randint(0, 4, [5]);
+const src = torch.randn([3, 6]);
+const sq = torch.randn([3, 5, 5]);
+const mask = torch.randn([4, 6]).gt(0);
+const weight = torch.randn([10, 4]);
+const tokens = torch.randint(0, 10, [2, 3]);
+const h = torch.randn([3, 5, 16]);
+const gamma = torch.randn([16]);
+const beta = torch.randn([16]);
+const logits = torch.randn([6, 7]).mul(3);
+const target = torch.randint(0, 7, [6]);
+const withIgnored = torch.tensor([1, -100, 3, 0, -100, 6], { dtype: 'int64' });
+const pred = torch.randn([5, 4]);
+const goal = torch.randn([5, 4]);
+
+const joining: RefCase[] = [
+  { name: 'cat dim 0', inputs: { a, b }, torch: 'torch.cat([a, b])', run: ({ a, b }) => torch.cat([a, b]) },
+  { name: 'cat dim 1 of a transpose', inputs: { a, c }, torch: 'torch.cat([a, c.t()[:3].t()], 1)', run: ({ a, c }) => torch.cat([a, c.t().slice(0, 0, 3).t()], 1) },
+  { name: 'cat promotes', inputs: { a, i32 }, torch: 'torch.cat([a, i32], -1)', run: ({ a, i32 }) => torch.cat([a, i32], -1) },
+  { name: 'cat mismatched shapes', inputs: { a, c }, torch: 'torch.cat([a, c])', run: ({ a, c }) => torch.cat([a, c]), error: /cat: expected tensors of shape \[2, 3\] except in dim 0, got \[2, 5\]/ },
+  { name: 'stack', inputs: { a }, torch: 'torch.stack([a, a * 2, a * 3], 1)', run: ({ a }) => torch.stack([a, a.mul(2), a.mul(3)], 1) },
+  { name: 'repeat', inputs: { a }, torch: 'a.repeat(2, 1, 3)', run: ({ a }) => a.repeat(2, 1, 3) },
+  { name: 'tile', inputs: { a }, torch: 'a.tile((2,))', run: ({ a }) => a.tile(2) },
+];
+
+const indexing: RefCase[] = [
+  { name: 'gather dim 0', inputs: { x, idx }, torch: 'x.gather(0, idx)', run: ({ x, idx }) => x.gather(0, idx) },
+  { name: 'gather dim 1 of a transpose', inputs: { x, idx }, torch: 'x.t().gather(1, idx[:, :4].t().contiguous() % 4)', run: ({ x, idx }) => x.t().gather(1, idx.slice(1, 0, 4).t().contiguous().remainder(4)) },
+  { name: 'gather out of range', inputs: { x, idx }, torch: 'x.gather(0, idx + 4)', run: ({ x, idx }) => x.gather(0, idx.add(4)), error: /gather: index \d+ is out of bounds for dimension with size 4/ },
+  { name: 'indexSelect rows', inputs: { x, rowIdx }, torch: 'x.index_select(0, rowIdx)', run: ({ x, rowIdx }) => x.indexSelect(0, rowIdx) },
+  { name: 'indexSelect columns', inputs: { x, rowIdx }, torch: 'x.index_select(1, rowIdx)', run: ({ x, rowIdx }) => torch.indexSelect(x, 1, rowIdx) },
+  { name: 'scatter', inputs: { x, src }, torch: 'x.scatter(1, torch.arange(5, -1, -1).repeat(3, 1), src)', run: ({ x, src }) => x.scatter(1, torch.arange(5, -1, -1).repeat(3, 1), src) },
+  { name: 'scatter a number', inputs: { x, idx }, torch: 'x.scatter(0, idx, 7.5)', run: ({ x, idx }) => x.scatter(0, idx, 7.5) },
+  { name: 'scatterAdd with repeated indices', inputs: { x, idx, src }, torch: 'x.scatter_add(0, idx, src)', run: ({ x, idx, src }) => x.scatterAdd(0, idx, src) },
+  { name: 'maskedFill', inputs: { x, mask }, torch: 'x.masked_fill(mask, -1.0)', run: ({ x, mask }) => x.maskedFill(mask, -1) },
+  { name: 'maskedFill broadcast row mask', inputs: { x, mask }, torch: 'x.masked_fill(mask[0], float("-inf"))', run: ({ x, mask }) => x.maskedFill(mask.select(0, 0), -Infinity) },
+  { name: 'tril', inputs: { sq }, torch: 'sq.tril()', run: ({ sq }) => sq.tril() },
+  { name: 'triu diagonal 1', inputs: { sq }, torch: 'sq.triu(1)', run: ({ sq }) => sq.triu(1) },
+  { name: 'tril of a wide matrix', inputs: { c }, torch: 'c.tril(-1)', run: ({ c }) => torch.tril(c, -1) },
+  { name: 'nonzero', inputs: { mask }, torch: 'mask.nonzero()', run: ({ mask }) => mask.nonzero() },
+];
+
+const nn: RefCase[] = [
+  { name: 'embedding', inputs: { tokens, weight }, torch: 'torch.nn.functional.embedding(tokens, weight)', run: ({ tokens, weight }) => torch.embedding(tokens, weight) },
+  { name: 'layerNorm', inputs: { h, gamma, beta }, torch: 'torch.nn.functional.layer_norm(h, (16,), gamma, beta)', run: ({ h, gamma, beta }) => torch.layerNorm(h, [16], gamma, beta), rtol: 1e-5, atol: 1e-5 },
+  { name: 'layerNorm over two dims without affine', inputs: { h }, torch: 'torch.nn.functional.layer_norm(h, (5, 16))', run: ({ h }) => torch.nn.functional.layerNorm(h, [5, 16]), rtol: 1e-5, atol: 1e-5 },
+  { name: 'layerNorm of a transpose', inputs: { h }, torch: 'torch.nn.functional.layer_norm(h.transpose(0, 1), (16,), eps=1e-3)', run: ({ h }) => torch.layerNorm(h.transpose(0, 1), [16], null, null, 1e-3), rtol: 1e-5, atol: 1e-5 },
+  { name: 'layerNorm shape mismatch', inputs: { h }, torch: 'torch.nn.functional.layer_norm(h, (5,))', run: ({ h }) => torch.layerNorm(h, [5]), error: /layerNorm: normalized shape \[5\] does not match the last dims of input of shape \[3, 5, 16\]/ },
+  { name: 'rmsNorm', inputs: { h, gamma }, torch: 'h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6) * gamma', run: ({ h, gamma }) => torch.rmsNorm(h, [16], gamma, 1e-6), rtol: 1e-5, atol: 1e-5 },
+  { name: 'crossEntropy', inputs: { logits, target }, torch: 'torch.nn.functional.cross_entropy(logits, target)', run: ({ logits, target }) => torch.crossEntropy(logits, target) },
+  { name: 'crossEntropy ignoreIndex sum', inputs: { logits, withIgnored }, torch: "torch.nn.functional.cross_entropy(logits, withIgnored, reduction='sum')", run: ({ logits, withIgnored }) => torch.crossEntropy(logits, withIgnored, { reduction: 'sum' }) },
+  { name: 'crossEntropy label smoothing', inputs: { logits, withIgnored }, torch: 'torch.nn.functional.cross_entropy(logits, withIgnored, label_smoothing=0.1)', run: ({ logits, withIgnored }) => torch.crossEntropy(logits, withIgnored, { labelSmoothing: 0.1 }) },
+  { name: 'crossEntropy none', inputs: { logits, target }, torch: "torch.nn.functional.cross_entropy(logits, target, reduction='none')", run: ({ logits, target }) => torch.crossEntropy(logits, target, { reduction: 'none' }) },
+  { name: 'nllLoss', inputs: { logits, target }, torch: 'torch.nn.functional.nll_loss(logits.log_softmax(1), target)', run: ({ logits, target }) => torch.nllLoss(logits.logSoftmax(1), target) },
+  { name: 'mseLoss', inputs: { pred, goal }, torch: 'torch.nn.functional.mse_loss(pred, goal)', run: ({ pred, goal }) => torch.mseLoss(pred, goal) },
+  { name: 'mseLoss sum', inputs: { pred, goal }, torch: "torch.nn.functional.mse_loss(pred, goal, reduction='sum')", run: ({ pred, goal }) => torch.mseLoss(pred, goal, { reduction: 'sum' }) },
+  { name: 'dropout in eval is the identity', inputs: { x }, torch: 'torch.nn.functional.dropout(x, 0.3, training=False)', run: ({ x }) => torch.dropout(x, 0.3, false) },
+  { name: 'dropout keeps or scales each element', inputs: { x }, torch: 'torch.ones(4, 6, dtype=torch.bool)',
+    run: ({ x }) => { const d = torch.dropout(x, 0.25); return d.eq(0).logicalOr(d.sub(x.div(0.75)).abs().le(1e-6)); } },
+];
+
+/** The case groups, by name. */
+export const indexCases: Record<string, RefCase[]> = {
+  'cat, stack, repeat, tile': joining,
+  'gather, scatter, indexSelect, maskedFill, tril, triu, nonzero': indexing,
+  'nn functions': nn,
+};
