@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "ops/common/engine.h"
 #include "ops/common/operands.h"
 #include "ops/common/strided_walker.h"
 #include "runtime/op_registry.h"
@@ -85,12 +86,7 @@ void elementwise(const OpCall& call, const TensorView& out, const std::vector<co
 }
 
 /** The engine the shared kernels of ops/common/elementwise_kernels.h run on for cpu. */
-struct Engine {
-  template <typename Out, typename... In, typename F>
-  static void run(const OpCall& call, const TensorView& out, const std::vector<const TensorView*>& inputs, F f) {
-    elementwise<Out, In...>(call, out, inputs, f);
-  }
-};
+TSGPU_ELEMENTWISE_ENGINE(elementwise)
 
 }  // namespace cpu
 }  // namespace ops

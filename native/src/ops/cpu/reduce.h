@@ -2,12 +2,13 @@
 // reducer (ops/common/reducers.h). Many outputs: the thread pool splits the
 // outputs. Few outputs with many elements each (a full sum): each output's
 // elements are split into chunks whose partials combine in chunk order
-// (deterministic for a thread count). Unit-stride runs use four interleaved
+// (deterministic for a thread count). Unit-stride runs use eight interleaved
 // accumulators so the adds pipeline.
 #pragma once
 
 #include <cstdint>
 
+#include "ops/common/engine.h"
 #include "ops/common/reduce_plan.h"
 #include "ops/common/reduce_store.h"
 #include "ops/common/strided_walker.h"
@@ -29,11 +30,15 @@ typename R::Acc foldRange(const R& r, const IterPlan& inner, const T* base, int6
   walkRows<1>(inner, b, e, [&](const int64_t* off, int64_t count) {
     const T* x = base + off[0];
     int64_t j = 0;
-    if (s == 1 && count >= 16) {
-      Acc lane[4] = {r.init(), r.init(), r.init(), r.init()};
-      for (; j + 4 <= count; j += 4)
-        for (int l = 0; l < 4; ++l) lane[l] = r.step(lane[l], static_cast<M>(x[j + l]), pos + j + l);
-      acc = r.combine(acc, r.combine(r.combine(lane[0], lane[1]), r.combine(lane[2], lane[3])));
+    if (s == 1 && count >= 32) {
+      constexpr int kLanes = 8;  // independent chains: enough to hide the add latency
+      Acc lane[kLanes];
+      for (int l = 0; l < kLanes; ++l) lane[l] = r.init();
+      for (; j + kLanes <= count; j += kLanes)
+        for (int l = 0; l < kLanes; ++l) lane[l] = r.step(lane[l], static_cast<M>(x[j + l]), pos + j + l);
+      for (int width = kLanes / 2; width > 0; width /= 2)
+        for (int l = 0; l < width; ++l) lane[l] = r.combine(lane[l], lane[l + width]);
+      acc = r.combine(acc, lane[0]);
     }
     for (; j < count; ++j) acc = r.step(acc, static_cast<M>(x[j * s]), pos + j);
     pos += count;
@@ -89,13 +94,7 @@ void reduce(const OpCall& call, const TensorView& in, const std::vector<TensorVi
 }
 
 /** The engine the shared kernels of ops/common/reduce_kernels.h run on for cpu. */
-struct ReduceEngine {
-  template <typename T, typename O, ReduceStore S = ReduceStore::kValue, typename R>
-  static void reduce(const OpCall& call, const TensorView& in, const std::vector<TensorView*>& outputs,
-                     const ReducePlan& plan, const R& r) {
-    cpu::reduce<T, O, S>(call, in, outputs, plan, r);
-  }
-};
+TSGPU_REDUCE_ENGINE(cpu::reduce)
 
 }  // namespace cpu
 }  // namespace ops

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/errors.h"
+#include "ops/common/engine.h"
 #include "ops/common/offset_calc.h"
 #include "ops/common/operands.h"
 #include "ops/cuda/launch.cuh"
@@ -101,12 +102,7 @@ void elementwise(const OpCall& call, const TensorView& out, const std::vector<co
 }
 
 /** The engine the shared kernels of ops/common/elementwise_kernels.h run on for cuda. */
-struct Engine {
-  template <typename Out, typename... In, typename F>
-  static void run(const OpCall& call, const TensorView& out, const std::vector<const TensorView*>& inputs, F f) {
-    elementwise<Out, In...>(call, out, inputs, f);
-  }
-};
+TSGPU_ELEMENTWISE_ENGINE(elementwise)
 
 }  // namespace cuda
 }  // namespace ops

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/errors.h"
+#include "ops/common/engine.h"
 #include "ops/common/offset_calc.h"
 #include "ops/common/reduce_plan.h"
 #include "ops/common/reduce_store.h"
@@ -182,13 +183,7 @@ void reduce(const OpCall& call, const TensorView& in, const std::vector<TensorVi
 }
 
 /** The engine the shared kernels of ops/common/reduce_kernels.h run on for cuda. */
-struct ReduceEngine {
-  template <typename T, typename O, ReduceStore S = ReduceStore::kValue, typename R>
-  static void reduce(const OpCall& call, const TensorView& in, const std::vector<TensorView*>& outputs,
-                     const ReducePlan& plan, const R& r) {
-    cuda::reduce<T, O, S>(call, in, outputs, plan, r);
-  }
-};
+TSGPU_REDUCE_ENGINE(cuda::reduce)
 
 }  // namespace cuda
 }  // namespace ops
