@@ -18,7 +18,7 @@ step() {
 }
 step node node_modules/cmake-js/bin/cmake-js compile --log-level warn
 step ./build/Release/tsgpu_cuda_gemm_tests
-step node node_modules/jest/bin/jest.js --ci dist/test/native/cuda_gemm.test.js dist/test/native/cuda_linalg.test.js dist/test/native/cuda.test.js
+step node node_modules/jest/bin/jest.js --ci dist/test/native/cuda   # every CUDA suite (cuda*.test.js)
 if [ "${1:-}" != "--no-bench" ]; then
   step node dist/bench/ops_bench.js --device cuda:0 --python "${PYTHON:-python3}" --rounds 5
   if [ -n "${OUT:-}" ]; then cp bench/results/ops_cuda_0.json bench/results/ops_cuda_0.md "$OUT"/ 2>/dev/null || true; fi

@@ -68,7 +68,7 @@ describe('cuda linalg', () => {
     same([torch.randn([8, 33, 17]), torch.randn([8, 17, 9])], (x, y) => torch.bmm(x, y), TOL.float32);
     same([a, b], (x, y) => torch.matmul(y.t(), x.t()), TOL.float32);
     same([torch.randn([20, 24])], (w) => torch.matmul(w.slice(0, 0, null, 2).slice(1, 0, null, 3), w.slice(0, 0, 16, 2).slice(1, 0, null, 2)), TOL.float32);
-    same([torch.randn([4]), torch.randn([4, 3, 2])], (v, y) => torch.matmul(v, y), TOL.float32);
+    same([torch.randn([3]), torch.randn([4, 3, 2])], (v, y) => torch.matmul(v, y), TOL.float32);
   });
 
   cudaTest('addmm, linear and outer', () => {
