@@ -18,6 +18,7 @@ import { CommRegistry } from "./comms";
 import { MagicRegistry } from "../magics/registry";
 import { registerBuiltinMagics } from "../magics";
 import { deviceUsage, loadRuntime } from "./runtime";
+import { exitProcess, guardProcess } from "./guard";
 
 export { log };
 
@@ -70,13 +71,13 @@ export async function startKernel(b: Boot): Promise<void> {
       try { loadRuntimeIfLoaded()?.memory?.emptyCache?.(); } catch { /* nothing to release */ }
       await transport.close();
       log(restart ? "shutting down for restart" : "shut down");
-      process.exit(0);
+      exitProcess(0);
     });
   };
 
   const dispatcher = new Dispatcher(transport, origin, makeHandlers({
     engine, history, kernelInfo: () => staticInfo, shutdown, comms, withParent, log,
-  }), log, () => transport.deviceUsage(deviceUsage()));
+  }), log, transport.drops, () => transport.deviceUsage(deviceUsage()));
 
   router.captureProcessStreams();
   const reportAsync = (kind: string) => (err: unknown) => {
@@ -94,6 +95,8 @@ export async function startKernel(b: Boot): Promise<void> {
   transport.serving();
   // SIGINT (from a terminal, or a manager using interrupt_mode "signal") interrupts like interrupt_request.
   transport.watchSigint();
+  // From here on, cells cannot end the process (process.exit, abort, kill): see guard.ts.
+  guardProcess();
 }
 
 function loadRuntimeIfLoaded(): any {

@@ -18,6 +18,9 @@ import * as zmq from "zeromq";
 import { Message, Origin, reply } from "../protocol/message";
 import { ConnectionInfo, endpoint } from "../protocol/connection";
 import { decodeOrDrop, encode, Signer } from "../protocol/wire";
+import { DropLog } from "../protocol/drop_log";
+import { admit } from "../protocol/inbound";
+import { answer } from "../protocol/bracket";
 import { recordOutbound } from "../protocol/outbound_log";
 import { packFrames, SharedRing, unpackFrames } from "./ring";
 import {
@@ -69,7 +72,13 @@ export class Transport {
   /** Resolves once shell and iopub are bound (rejects if they cannot be). */
   ownBound: Promise<void> = Promise.reject(new Error("the transport was not started"));
 
-  constructor(private readonly events: TransportEvents) { this.ownBound.catch(() => undefined); }
+  /** Messages dropped on this thread (shell, and requests the dispatcher cannot answer): logged with a rate limit. */
+  readonly drops: DropLog;
+
+  constructor(private readonly events: TransportEvents) {
+    this.ownBound.catch(() => undefined);
+    this.drops = new DropLog((text) => this.events.log(text));
+  }
 
   /** Binds shell and iopub here, starts the worker for the others; resolves once every socket is bound. */
   start(info: ConnectionInfo, kernelInfo: Record<string, unknown>): Promise<void> {
@@ -133,7 +142,7 @@ export class Transport {
 
   private async serveShell(): Promise<void> {
     for await (const frames of this.shell!) {
-      const msg = decodeOrDrop(frames, this.signer, "shell", (text) => this.events.log(text));
+      const msg = decodeOrDrop(frames, this.signer, "shell", this.drops);
       if (msg) this.deliver("shell", msg);
     }
   }
@@ -154,7 +163,8 @@ export class Transport {
 
   private deliver(channel: "shell" | "control", msg: Message): void {
     if (this.serving_) { this.events.request(channel, msg); return; }
-    if (channel === "shell" && msg.header.msg_type === "kernel_info_request" && !this.early.some((r) => r.channel === "shell")) {
+    if (channel === "shell" && msg.header.msg_type === "kernel_info_request" && admit(channel, msg).kind === "ok"
+        && !this.early.some((r) => r.channel === "shell")) {
       void this.answerEarlyKernelInfo(msg);
       return;
     }
@@ -169,9 +179,7 @@ export class Transport {
         this.subscriberWaiters.push(() => { clearTimeout(timer); resolve(); });
       });
     }
-    this.send("iopub", reply(msg, "status", { execution_state: "busy" }, this.origin));
-    this.send("shell", reply(msg, "kernel_info_reply", this.kernelInfoContent, this.origin));
-    this.send("iopub", reply(msg, "status", { execution_state: "idle" }, this.origin));
+    answer(msg, this.origin, { publish: (m) => this.send("iopub", m), reply: (m) => this.send("shell", m) }, () => this.kernelInfoContent);
     this.answeredEarly();
   }
 
