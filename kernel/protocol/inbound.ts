@@ -136,7 +136,7 @@ export function admit(channel: "shell" | "control" | "stdin", msg: Message): Adm
   if (headerProblems.length) return { kind: "drop", reason: `a ${channel} ${named} with a malformed header: ${describe(headerProblems)}` };
   if (typeof type !== "string" || !isInboundType(type)) return { kind: "drop", reason: `a ${channel} message of unknown type ${named}` };
   if (!acceptsOn(type, channel)) {
-    return { kind: "drop", reason: `a ${type} on ${channel}; it is accepted on ${SPEC[type].channels.join(" and ")} only` };
+    return { kind: "drop", reason: `${type} on ${channel}; it is accepted on ${SPEC[type].channels.join(" and ")} only` };
   }
   const problems = check(SPEC[type].content, msg.content, "content");
   if (!isObject(msg.metadata)) problems.push({ field: "metadata", expected: "an object", value: msg.metadata });

@@ -34,12 +34,18 @@ export class Signer {
     return h.digest("hex");
   }
 
-  /** Constant-time comparison of a received signature with the expected one. */
+  /**
+   * Constant-time comparison of a received signature with the expected one:
+   * the received one is copied into a buffer of the expected length, so the
+   * comparison takes the same time whatever was sent (a wrong length too).
+   */
   verify(signature: string, parts: Buffer[]): boolean {
     if (!this.algorithm) return true;
     const expected = Buffer.from(this.sign(parts), "latin1");
-    const got = Buffer.from(signature, "latin1");
-    return got.length === expected.length && timingSafeEqual(got, expected);
+    const got = Buffer.alloc(expected.length);
+    const received = Buffer.from(signature, "latin1");
+    received.copy(got);
+    return timingSafeEqual(got, expected) && received.length === expected.length;
   }
 }
 
