@@ -36,8 +36,21 @@ export interface Sender {
   send(channel: Channel, msg: Message): void;
 }
 
+/**
+ * How many shell requests may wait, and how many of their bytes (about),
+ * before the kernel stops reading its shell socket: zeromq then holds further
+ * messages (up to its high-water mark) and the sender waits. Without the
+ * limit a client sending faster than cells run would grow the kernel's memory
+ * without bound.
+ */
+export const kMaxQueued = 256;
+export const kMaxQueuedBytes = 64 << 20;
+
 export class Dispatcher {
-  private readonly queue: Message[] = [];
+  private readonly queue: { msg: Message; bytes: number }[] = [];
+  private queuedBytes = 0;
+  /** Resolves the reader that waits for room in the queue. */
+  private roomWaiter?: () => void;
   private running = false;
   /**
    * Set by abortQueued: execute requests are answered "aborted" until the
@@ -55,18 +68,31 @@ export class Dispatcher {
               /** Called after each request, when the kernel goes idle. */
               private readonly onIdle: () => void = () => undefined) {}
 
-  /** Entry point for decoded requests. Shell requests run one at a time, in order; control ones at once. */
-  receive(channel: "shell" | "control", msg: Message): void {
+  /**
+   * Entry point for decoded requests. Shell requests run one at a time, in
+   * order; control ones at once. Returns a promise when the shell queue is
+   * full: the caller reads no more until it resolves (`bytes` is the size of
+   * the message's frames).
+   */
+  receive(channel: "shell" | "control", msg: Message, bytes = 0): void | Promise<void> {
     if (channel === "control") { void this.handle("control", msg); return; }
-    this.queue.push(msg);
+    this.queue.push({ msg, bytes });
+    this.queuedBytes += bytes;
     if (!this.running) void this.drain();
+    if (this.queue.length < kMaxQueued && this.queuedBytes < kMaxQueuedBytes) return;
+    return new Promise<void>((resolve) => { this.roomWaiter = resolve; });
   }
 
   private async drain(): Promise<void> {
     this.running = true;
     try {
       while (this.queue.length) {
-        const msg = this.queue.shift()!;
+        const { msg, bytes } = this.queue.shift()!;
+        this.queuedBytes -= bytes;
+        if (this.roomWaiter && this.queue.length < kMaxQueued / 2 && this.queuedBytes < kMaxQueuedBytes / 2) {
+          this.roomWaiter();
+          this.roomWaiter = undefined;
+        }
         if (this.aborting && msg.header?.msg_type === "execute_request") this.respond("shell", msg, () => ({ status: "aborted" }));
         else await this.handle("shell", msg);
       }
@@ -79,9 +105,9 @@ export class Dispatcher {
     return { publish: (m) => this.sender.send("iopub", m), reply: (m) => this.sender.send(channel, m) };
   }
 
-  private respond(channel: "shell" | "control", msg: Message, produce: () => ReplyContent | Promise<ReplyContent>): void | Promise<void> {
-    return answer(msg, this.origin, this.sink(channel), produce,
-      (err) => this.log(`handler for ${msg.header.msg_type} failed: ${err.stack}`));
+  private respond(channel: "shell" | "control", msg: Message, produce: () => ReplyContent | Promise<ReplyContent>,
+                  onError = (err: Error) => this.log(`handler for ${msg.header.msg_type} failed: ${err.stack}`)): void | Promise<void> {
+    return answer(msg, this.origin, this.sink(channel), produce, onError);
   }
 
   private async handle(channel: "shell" | "control", raw: Message): Promise<void> {
@@ -90,7 +116,8 @@ export class Dispatcher {
     if (admission.kind === "reject") {
       this.drops.reject(channel, "malformed request", admission.reason);
       const err = new InvalidRequestError(admission.reason);
-      this.respond(channel, raw, () => { throw err; });
+      // Logged above, under the rate limit.
+      this.respond(channel, raw, () => { throw err; }, () => undefined);
       return;
     }
     const msg = admission.msg;

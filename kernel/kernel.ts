@@ -88,7 +88,7 @@ export async function startKernel(b: Boot): Promise<void> {
   process.on("unhandledRejection", reportAsync("unhandled rejection"));
   process.on("uncaughtException", reportAsync("uncaught exception"));
 
-  b.events.request = (channel, msg) => dispatcher.receive(channel, msg);
+  b.events.request = (channel, msg, bytes) => dispatcher.receive(channel, msg, bytes);
   b.events.stdin = (msg) => stdin.onReply(msg);
   b.events.interrupt = () => engine.interrupt();
   await b.started;

@@ -157,11 +157,12 @@ let shutdownTimer: NodeJS.Timeout | undefined;
 let devices: Record<string, unknown> | undefined;
 
 /** Answers a control request here, without the main thread (which may be busy). */
-function answerOnControl(msg: Message, produce: () => ReplyContent): void {
+function answerOnControl(msg: Message, produce: () => ReplyContent,
+                         onError = (err: Error) => log(`control ${msg.header.msg_type} failed: ${err.stack}`)): void {
   void answer(msg, origin, {
     publish,
     reply: (m) => { recordOutbound("control", m); send("control", m); },
-  }, produce, (err) => log(`control ${msg.header.msg_type} failed: ${err.stack}`));
+  }, produce, onError);
 }
 
 const FORWARD = Symbol("forward");
@@ -206,7 +207,7 @@ async function serveControl(): Promise<void> {
     if (admission.kind === "reject") {
       drops.reject("control", "malformed request", admission.reason);
       const err = new InvalidRequestError(admission.reason);
-      answerOnControl(decoded, () => { throw err; });
+      answerOnControl(decoded, () => { throw err; }, () => undefined);
       continue;
     }
     const msg = admission.msg;
