@@ -54,7 +54,7 @@ export async function startKernel(b: Boot): Promise<void> {
     const msg = reply(router.scope()?.parent, type, content, origin, metadata);
     msg.buffers = buffers;
     transport.send("iopub", msg);
-  }, log);
+  }, log, (text) => transport.drops.drop("shell", "message for an unknown comm", text));
   const withParent = <T>(parent: Message, fn: () => T): T =>
     router.scopes.run({ parent, executionCount: engine.executionCount, signal: new AbortController().signal }, fn);
   defineGlobals({ display, updateDisplay, clearOutput, comms: comms.api(), cell: () => engine.currentScope() });
