@@ -15,7 +15,7 @@
 import type { Header, Message } from "./message";
 import { header as headerRule } from "./outbound_schema";
 import {
-  anyObject, bool, check, Fields, int, isObject, mapOf, nonEmptyStr, nullable, obj, oneOf, Problem, Rule, shown, str, uint,
+  anyJson, anyObject, bool, check, Fields, int, isObject, mapOf, nonEmptyStr, nullable, obj, oneOf, Problem, Rule, shown, str, uint,
 } from "./schema_rules";
 
 export interface ExecuteRequest {
@@ -71,7 +71,8 @@ const commMsg = obj({ comm_id: nonEmptyStr }, { data: anyObject });
 
 /** How each type's content is checked, and the channels it may come on. */
 const SPEC: { [T in InboundType]: { content: Rule; channels: readonly string[] } } = {
-  kernel_info_request: { content: obj({}), channels: ["shell", "control"] },
+  // Requests whose content the kernel never reads take any content (the spec's is {}).
+  kernel_info_request: { content: anyJson, channels: ["shell", "control"] },
   execute_request: {
     content: obj(code, {
       silent: bool, store_history: bool, user_expressions: mapOf(str), allow_stdin: bool, stop_on_error: bool,
@@ -93,8 +94,8 @@ const SPEC: { [T in InboundType]: { content: Rule; channels: readonly string[] }
   comm_msg: { content: commMsg, channels: ["shell"] },
   comm_close: { content: commMsg, channels: ["shell"] },
   shutdown_request: { content: obj({}, { restart: bool }), channels: ["shell", "control"] },
-  interrupt_request: { content: obj({}), channels: ["control"] },
-  usage_request: { content: obj({}), channels: ["shell", "control"] },
+  interrupt_request: { content: anyJson, channels: ["control"] },
+  usage_request: { content: anyJson, channels: ["shell", "control"] },
   input_reply: { content: obj({ value: str }), channels: ["stdin"] },
 };
 
@@ -138,6 +139,8 @@ export function admit(channel: "shell" | "control" | "stdin", msg: Message): Adm
   if (!acceptsOn(type, channel)) {
     return { kind: "drop", reason: `${type} on ${channel}; it is accepted on ${SPEC[type].channels.join(" and ")} only` };
   }
+  // A request that reads nothing of its message (kernel_info, interrupt, usage) is answered whatever came with it.
+  if (SPEC[type].content === anyJson) return { kind: "ok", msg: msg as Inbound };
   const problems = check(SPEC[type].content, msg.content, "content");
   if (!isObject(msg.metadata)) problems.push({ field: "metadata", expected: "an object", value: msg.metadata });
   if (!isObject(msg.parent_header)) problems.push({ field: "parent_header", expected: "an object", value: msg.parent_header });

@@ -30,6 +30,11 @@ describe("admit", () => {
     }
   });
 
+  test("requests whose content is never read take any content", () => {
+    for (const type of ["kernel_info_request", "usage_request"]) expect(admit("shell", request(type, 5)).kind).toBe("ok");
+    expect(admit("control", request("interrupt_request", [])).kind).toBe("ok");
+  });
+
   test("a request with wrong field types is rejected, naming each field, expected and got", () => {
     const a = admit("shell", request("execute_request", { code: 5, silent: "no" }));
     expect(a.kind).toBe("reject");
@@ -42,7 +47,7 @@ describe("admit", () => {
     expect(c.kind === "reject" && c.reason).toContain("content.hist_access_type");
     const d = admit("shell", request("execute_request", "code"));
     expect(d.kind === "reject" && d.reason).toContain("expected an object for content");
-    const e = admit("shell", request("kernel_info_request", {}, { metadata: [] as any }));
+    const e = admit("shell", request("is_complete_request", { code: "1" }, { metadata: [] as any }));
     expect(e.kind === "reject" && e.reason).toContain("expected an object for metadata");
   });
 
