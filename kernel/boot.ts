@@ -66,7 +66,7 @@ export function boot(connection: string | ConnectionInfo): Boot {
   };
   // The events object is read at each call, so the kernel can replace its methods later.
   const transport = new Transport({
-    request: (channel, msg) => events.request(channel, msg),
+    request: (channel, msg, bytes) => events.request(channel, msg, bytes),
     stdin: (msg) => events.stdin(msg),
     interrupt: () => events.interrupt(),
     log: (text) => events.log(text),

@@ -81,7 +81,12 @@ export class CommRegistry {
   private readonly targets = new Map<string, CommTargetHandler>();
   private readonly open = new Map<string, Comm>();
 
-  constructor(readonly publish: CommPublish, private readonly log: (text: string) => void) {}
+  /**
+   * `ignored` reports messages for comms that do not exist (a frontend can
+   * send any number of them: the kernel gives it a rate-limited log).
+   */
+  constructor(readonly publish: CommPublish, private readonly log: (text: string) => void,
+              private readonly ignored: (text: string) => void = log) {}
 
   /** Lets frontends open comms to `targetName`; a second registration replaces the first. */
   registerTarget(targetName: string, handler: CommTargetHandler): void {
@@ -139,7 +144,7 @@ export class CommRegistry {
   /** Handles a frontend's comm_msg. */
   async onMsg(msg: Message): Promise<void> {
     const comm = this.open.get(String(msg.content.comm_id));
-    if (!comm) { this.log(`comm_msg for unknown comm ${msg.content.comm_id} ignored`); return; }
+    if (!comm) { this.ignored(`comm_msg for unknown comm ${String(msg.content.comm_id).slice(0, 80)} ignored`); return; }
     await comm.receive(expectObject("data", msg.content.data ?? {}), msg);
   }
 
@@ -147,7 +152,7 @@ export class CommRegistry {
   async onClose(msg: Message): Promise<void> {
     const id = String(msg.content.comm_id);
     const comm = this.open.get(id);
-    if (!comm) { this.log(`comm_close for unknown comm ${id} ignored`); return; }
+    if (!comm) { this.ignored(`comm_close for unknown comm ${id.slice(0, 80)} ignored`); return; }
     this.open.delete(id);
     await comm.closedByFrontend(expectObject("data", msg.content.data ?? {}), msg);
   }

@@ -1,5 +1,5 @@
 /** The shell and control handler table: one entry per msg_type. */
-import type { Handler, RequestContext } from "./dispatcher";
+import type { Handlers, RequestContext } from "./dispatcher";
 import type { ExecutionEngine } from "./execution/engine";
 import type { History } from "./history";
 import type { CommRegistry } from "./comms";
@@ -23,9 +23,9 @@ export interface HandlerDeps {
   log(text: string): void;
 }
 
-async function execute(d: HandlerDeps, ctx: RequestContext): Promise<Record<string, unknown>> {
+async function execute(d: HandlerDeps, ctx: RequestContext<"execute_request">): Promise<Record<string, unknown>> {
   const c = ctx.msg.content;
-  const code = String(c.code ?? "");
+  const code = c.code;
   const silent = Boolean(c.silent);
   const storeHistory = silent ? false : c.store_history !== false;
   const count = d.engine.executionCount + (storeHistory ? 1 : 0);
@@ -60,9 +60,9 @@ async function execute(d: HandlerDeps, ctx: RequestContext): Promise<Record<stri
     if (storeHistory) d.history.setOutput(count, String(data["text/plain"]));
   }
   const userExpressions: Record<string, unknown> = {};
-  for (const [key, expr] of Object.entries((c.user_expressions ?? {}) as Record<string, string>)) {
+  for (const [key, expr] of Object.entries(c.user_expressions ?? {})) {
     try {
-      userExpressions[key] = { status: "ok", data: mimeBundle(await d.engine.evaluate(String(expr))), metadata: {} };
+      userExpressions[key] = { status: "ok", data: mimeBundle(await d.engine.evaluate(expr)), metadata: {} };
     } catch (e) {
       userExpressions[key] = { status: "error", ename: errorName(e), evalue: errorMessage(e), traceback: [] };
     }
@@ -70,23 +70,21 @@ async function execute(d: HandlerDeps, ctx: RequestContext): Promise<Record<stri
   return { status: "ok", execution_count: outcome.executionCount, user_expressions: userExpressions, payload: [] };
 }
 
-export function makeHandlers(d: HandlerDeps): Record<string, Handler> {
+/** The one handler table, for shell and control (the socket thread answers a few control requests itself: worker.ts). */
+export function makeHandlers(d: HandlerDeps): Handlers {
   return {
     kernel_info_request: () => d.kernelInfo(),
     execute_request: (ctx) => execute(d, ctx),
-    is_complete_request: (ctx) => isComplete(String(ctx.msg.content.code ?? "")),
-    complete_request: (ctx) => completeWithTypes(d.engine.checker, String(ctx.msg.content.code ?? ""), Number(ctx.msg.content.cursor_pos ?? 0), d.engine.userNames, d.magics),
-    inspect_request: (ctx) => inspectWithTypes(d.engine.checker, String(ctx.msg.content.code ?? ""), Number(ctx.msg.content.cursor_pos ?? 0), d.magics),
+    is_complete_request: (ctx) => isComplete(ctx.msg.content.code),
+    complete_request: (ctx) => completeWithTypes(d.engine.checker, ctx.msg.content.code, ctx.msg.content.cursor_pos, d.engine.userNames, d.magics),
+    inspect_request: (ctx) => inspectWithTypes(d.engine.checker, ctx.msg.content.code, ctx.msg.content.cursor_pos, d.magics),
     history_request: (ctx) => ({ status: "ok", history: d.history.query(ctx.msg.content) }),
-    comm_info_request: (ctx) => {
-      const target = ctx.msg.content.target_name;
-      return { status: "ok", comms: d.comms.list(typeof target === "string" ? target : undefined) };
-    },
+    comm_info_request: (ctx) => ({ status: "ok", comms: d.comms.list(ctx.msg.content.target_name ?? undefined) }),
     comm_open: async (ctx) => { await d.withParent(ctx.msg, () => d.comms.onOpen(ctx.msg)); return null; },
     comm_msg: async (ctx) => { await d.withParent(ctx.msg, () => d.comms.onMsg(ctx.msg)); return null; },
     comm_close: async (ctx) => { await d.withParent(ctx.msg, () => d.comms.onClose(ctx.msg)); return null; },
     shutdown_request: (ctx) => {
-      const restart = Boolean(ctx.msg.content.restart);
+      const restart = ctx.msg.content.restart === true;
       d.shutdown(restart);
       return { status: "ok", restart };
     },

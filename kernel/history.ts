@@ -10,7 +10,7 @@
  * memory only. Two kernels started at the same moment may take the same
  * session number; their lines then share it.
  */
-import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync } from "fs";
+import { appendFileSync, chmodSync, closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, statSync } from "fs";
 import { homedir } from "os";
 import { dirname, join } from "path";
 
@@ -21,6 +21,13 @@ export function historyFile(env: NodeJS.ProcessEnv = process.env): string | null
   const configured = env.TSGPU_HISTORY_FILE;
   if (configured !== undefined) return configured === "" || configured === "none" ? null : configured;
   return join(env.XDG_DATA_HOME || join(homedir(), ".local", "share"), "tsgpu", "history.jsonl");
+}
+
+/** Takes group and other permissions off a file the kernel writes (one made by an earlier, looser version). */
+export function ownerOnly(file: string): void {
+  try {
+    if (statSync(file).mode & 0o077) chmodSync(file, 0o600);
+  } catch { /* not ours to change: leave it */ }
 }
 
 /** How much of the file's end is read to find the last session number. */
@@ -66,9 +73,11 @@ export class History {
     const text = this.pendingWrites.join("");
     this.pendingWrites = [];
     try {
-      if (!this.folderMade) mkdirSync(dirname(this.file), { recursive: true });
+      // Owner only: history holds everything typed into cells (tokens and passwords too).
+      if (!this.folderMade) mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
+      appendFileSync(this.file, text, { mode: 0o600 });
+      if (!this.folderMade) ownerOnly(this.file);
       this.folderMade = true;
-      appendFileSync(this.file, text);
     } catch (e) {
       this.folderMade = false;
       this.log(`cannot write history to ${this.file}: ${(e as Error).message}`);

@@ -18,6 +18,7 @@ import { CommRegistry } from "./comms";
 import { MagicSession } from "../magics/session";
 import { describe } from "./execution/language";
 import { deviceUsage, loadRuntime } from "./runtime";
+import { exitProcess, guardProcess } from "./guard";
 
 export { log };
 
@@ -51,7 +52,7 @@ export async function startKernel(b: Boot): Promise<void> {
     const msg = reply(router.scope()?.parent, type, content, origin, metadata);
     msg.buffers = buffers;
     transport.send("iopub", msg);
-  }, log);
+  }, log, (text) => transport.drops.drop("shell", "message for an unknown comm", text));
   const withParent = <T>(parent: Message, fn: () => T): T =>
     router.scopes.run({ parent, executionCount: engine.executionCount, signal: new AbortController().signal }, fn);
   defineGlobals({ display, updateDisplay, clearOutput, comms: comms.api(), registerMagic: magics.registerMagic, cell: () => engine.currentScope() });
@@ -68,14 +69,14 @@ export async function startKernel(b: Boot): Promise<void> {
       try { loadRuntimeIfLoaded()?.memory?.emptyCache?.(); } catch { /* nothing to release */ }
       await transport.close();
       debug(restart ? "shutting down for restart" : "shut down");
-      process.exit(0);
+      exitProcess(0);
     });
   };
 
   b.shutdown = shutdown;
   const dispatcher = new Dispatcher(transport, origin, makeHandlers({
     engine, history, kernelInfo: () => staticInfo, shutdown, comms, magics: magics.registry, withParent, log,
-  }), log, () => {
+  }), log, transport.drops, () => {
     transport.deviceUsage(deviceUsage());
     // %restart: once its cell has been answered, exit so that the kernel manager starts a fresh kernel.
     if (magics.restartRequested) shutdown(true);
@@ -90,13 +91,15 @@ export async function startKernel(b: Boot): Promise<void> {
   process.on("unhandledRejection", reportAsync("unhandled rejection"));
   process.on("uncaughtException", reportAsync("uncaught exception"));
 
-  b.events.request = (channel, msg) => dispatcher.receive(channel, msg);
+  b.events.request = (channel, msg, bytes) => dispatcher.receive(channel, msg, bytes);
   b.events.stdin = (msg) => stdin.onReply(msg);
   b.events.interrupt = () => engine.interrupt();
   await b.started;
   transport.serving();
   // SIGINT (from a terminal, or a manager using interrupt_mode "signal") interrupts like interrupt_request.
   transport.watchSigint();
+  // From here on, cells cannot end the process (process.exit, abort, kill): see guard.ts.
+  guardProcess();
 }
 
 function loadRuntimeIfLoaded(): any {

@@ -76,7 +76,25 @@ function drain(): void {
   if (queue.length && !scheduled) { scheduled = true; setImmediate(drain); }
 }
 
+/**
+ * A completion or inspection still waiting when another of the same kind
+ * comes is answered "nothing" at once: its asker has given up waiting (the
+ * kernel answers from what it knows after a short wait), and a client that
+ * sends them faster than they are computed would otherwise grow the queue,
+ * and this thread's memory, without bound.
+ */
+function supersede(r: CheckerRequest): void {
+  if (r.kind !== "complete" && r.kind !== "inspect") return;
+  for (let i = queue.length - 1; i >= 0; i--) {
+    const q = queue[i];
+    if (q.kind !== r.kind) continue;
+    queue.splice(i, 1);
+    send(q.kind === "complete" ? { kind: "completion", id: q.id, result: null } : { kind: "inspection", id: q.id, result: null });
+  }
+}
+
 port.on("message", (r: CheckerRequest) => {
+  supersede(r);
   queue.push(r);
   if (language && !scheduled) { scheduled = true; setImmediate(drain); }
 });

@@ -56,9 +56,9 @@ export function loadWithCodeCache<T>(file: string, dir = cacheDir()): CachedModu
       if (saved) return;
       saved = true;
       try {
-        mkdirSync(dir, { recursive: true });
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
         const partial = `${cacheFile}.${process.pid}.tmp`;
-        writeFileSync(partial, script.createCachedData());
+        writeFileSync(partial, script.createCachedData(), { mode: 0o600 });
         renameSync(partial, cacheFile);
       } catch { /* a read-only or missing home: run without a cache */ }
     },

@@ -26,7 +26,7 @@ export function recordOutbound(channel: OutboundChannel, msg: Message): void {
     metadata: msg.metadata, content: msg.content, buffers: msg.buffers?.length ?? 0,
   });
   try {
-    appendFileSync(logFile, line + "\n");
+    appendFileSync(logFile, line + "\n", { mode: 0o600 });
   } catch (e) {
     if (!warned) { warned = true; process.stderr.write(`[tsgpu] cannot write ${PROTOCOL_LOG_ENV}=${logFile}: ${(e as Error).message}\n`); }
   }

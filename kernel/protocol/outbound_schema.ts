@@ -69,7 +69,8 @@ export const mimeBundle: Rule = (v, path, out) => {
   }
 };
 
-const header = obj({
+/** A message header: every field a string, the date ISO 8601 with a zone (the inbound check uses it too). */
+export const header = obj({
   msg_id: nonEmptyStr, msg_type: nonEmptyStr, session: str, username: str, date: isoDate,
   version: matching(/^5\.\d+$/, "a protocol version 5.x"),
 });

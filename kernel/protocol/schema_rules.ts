@@ -37,6 +37,8 @@ export const nonEmptyStr = simple("a non-empty string", (v) => typeof v === "str
 export const bool = simple("a boolean", (v) => typeof v === "boolean");
 /** JSON numbers that a Rust `usize` (and Python's int) read: integers from 0 up. */
 export const uint = simple("a non-negative integer", (v) => typeof v === "number" && Number.isSafeInteger(v) && v >= 0);
+/** Any integer JSON carries exactly (negative too: history sessions count back from 0). */
+export const int = simple("an integer", (v) => typeof v === "number" && Number.isSafeInteger(v));
 export const num = simple("a finite number", (v) => typeof v === "number" && Number.isFinite(v));
 /** Any object (a `metadata`, a comm's `data`): keys are free, values any JSON. */
 export const anyObject = simple("an object", isObject);
@@ -100,6 +102,11 @@ export function obj(required: Fields, optional: Fields = {}): Rule {
     }
     for (const [k, rule] of Object.entries(optional)) if (k in v) rule(v[k], `${path}.${k}`, out);
   };
+}
+
+/** `rule`, or null (fields that clients send as null to mean "not given"). */
+export function nullable(rule: Rule): Rule {
+  return (v, path, out) => { if (v !== null) rule(v, path, out); };
 }
 
 /** The first of `choices` that fits; when none does, one problem saying what each would have wanted. */

@@ -4,7 +4,9 @@
  * four JSON parts. Pure: no sockets.
  */
 import { createHmac, getHashes, timingSafeEqual } from "crypto";
+import { isUtf8 } from "buffer";
 import { Message } from "./message";
+import type { DropLog } from "./drop_log";
 
 export const DELIMITER = Buffer.from("<IDS|MSG>");
 
@@ -32,18 +34,32 @@ export class Signer {
     return h.digest("hex");
   }
 
-  /** Constant-time comparison of a received signature with the expected one. */
+  /**
+   * Constant-time comparison of a received signature with the expected one:
+   * the received one is copied into a buffer of the expected length, so the
+   * comparison takes the same time whatever was sent (a wrong length too).
+   */
   verify(signature: string, parts: Buffer[]): boolean {
     if (!this.algorithm) return true;
     const expected = Buffer.from(this.sign(parts), "latin1");
-    const got = Buffer.from(signature, "latin1");
-    return got.length === expected.length && timingSafeEqual(got, expected);
+    const got = Buffer.alloc(expected.length);
+    const received = Buffer.from(signature, "latin1");
+    received.copy(got);
+    return timingSafeEqual(got, expected) && received.length === expected.length;
   }
 }
 
 export class WireError extends Error {
-  constructor(message: string) { super(message); this.name = "WireError"; }
+  /** A short name of the problem, for counting drops by kind ("invalid signature", "not JSON", …). */
+  constructor(message: string, readonly kind = "malformed frames") { super(message); this.name = "WireError"; }
 }
+
+/**
+ * The largest header frame accepted (bytes). Every reply and status message
+ * carries the request's header back as its parent: a larger one would let a
+ * client make the kernel queue copies of it on every socket.
+ */
+export const kMaxHeaderBytes = 64 * 1024;
 
 function json(value: unknown): Buffer {
   return Buffer.from(JSON.stringify(value ?? {}));
@@ -66,21 +82,27 @@ export function signFrames(frames: Buffer[], signer: Signer): Buffer[] {
 /** Frames → message. Throws WireError when the frames are malformed or the signature is wrong. */
 export function decode(frames: Buffer[], signer: Signer): Message {
   const at = frames.findIndex((f) => f.length === DELIMITER.length && f.equals(DELIMITER));
-  if (at < 0) throw new WireError("no <IDS|MSG> delimiter in message frames");
-  if (frames.length < at + 6) throw new WireError(`message has ${frames.length - at - 1} frames after the delimiter, expected at least 5`);
+  if (at < 0) throw new WireError(`no <IDS|MSG> delimiter in ${frames.length} message frames`, "no delimiter");
+  if (frames.length < at + 6) throw new WireError(`message has ${frames.length - at - 1} frames after the delimiter, expected at least 5`, "too few frames");
   const signature = frames[at + 1].toString("latin1");
   const parts = frames.slice(at + 2, at + 6);
   if (!signer.verify(signature, parts)) {
-    throw new WireError(signature ? "invalid message signature" : "missing message signature");
+    throw signature ? new WireError("invalid message signature", "invalid signature") : new WireError("missing message signature", "missing signature");
   }
-  let decoded: unknown[];
-  try {
-    decoded = parts.map((p) => JSON.parse(p.toString("utf8")));
-  } catch (e) {
-    throw new WireError(`message part is not JSON: ${(e as Error).message}`);
-  }
-  const [header, parent, metadata, content] = decoded as any[];
-  if (!header || typeof header.msg_type !== "string") throw new WireError("message header has no msg_type");
+  if (parts[0].length > kMaxHeaderBytes) throw new WireError(`header frame of ${parts[0].length} bytes, expected at most ${kMaxHeaderBytes}`, "header too large");
+  const names = ["header", "parent_header", "metadata", "content"];
+  const decoded = parts.map((p, i) => {
+    if (!isUtf8(p)) throw new WireError(`the ${names[i]} frame (${p.length} bytes) is not valid UTF-8`, "not UTF-8");
+    try {
+      return JSON.parse(p.toString("utf8"));
+    } catch (e) {
+      // The parser's message may quote the frame: name the position only.
+      const pos = /position (\d+)/.exec((e as Error).message)?.[1];
+      throw new WireError(`the ${names[i]} frame (${p.length} bytes) is not JSON${pos ? ` (at byte ${pos})` : ""}`, "not JSON");
+    }
+  }) as any[];
+  const [header, parent, metadata, content] = decoded;
+  if (!header || typeof header.msg_type !== "string") throw new WireError("message header has no msg_type", "no msg_type");
   return {
     idents: frames.slice(0, at),
     header,
@@ -93,13 +115,15 @@ export function decode(frames: Buffer[], signer: Signer): Message {
 
 /**
  * Frames → message, or null when they are malformed or wrongly signed: such a
- * message is dropped, never executed, and `log` says why (naming the channel).
+ * message is dropped, never executed, and `drops` records why (naming the
+ * channel), with its rate limit.
  */
-export function decodeOrDrop(frames: Buffer[], signer: Signer, channel: string, log: (text: string) => void): Message | null {
+export function decodeOrDrop(frames: Buffer[], signer: Signer, channel: string, drops: DropLog): Message | null {
   try {
     return decode(frames, signer);
   } catch (e) {
-    log(`dropped a ${channel} message: ${e instanceof WireError ? e.message : (e as Error).stack}`);
+    if (e instanceof WireError) drops.drop(channel, e.kind, e.message);
+    else drops.drop(channel, "decoding failed", String((e as Error)?.stack ?? e));
     return null;
   }
 }

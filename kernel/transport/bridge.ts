@@ -18,6 +18,9 @@ import * as zmq from "zeromq";
 import { Message, Origin, reply } from "../protocol/message";
 import { ConnectionInfo, endpoint } from "../protocol/connection";
 import { decodeOrDrop, encode, Signer } from "../protocol/wire";
+import { DropLog } from "../protocol/drop_log";
+import { admit } from "../protocol/inbound";
+import { answer } from "../protocol/bracket";
 import { recordOutbound } from "../protocol/outbound_log";
 import { packFrames, SharedRing, unpackFrames } from "./ring";
 import {
@@ -25,7 +28,8 @@ import {
 } from "./bridge-types";
 
 export interface TransportEvents {
-  request(channel: "shell" | "control", msg: Message): void;
+  /** A request to handle; a promise returned means "full: read no more until it resolves". `bytes`: its frames' size. */
+  request(channel: "shell" | "control", msg: Message, bytes?: number): void | Promise<void>;
   stdin(msg: Message): void;
   interrupt(): void;
   log(text: string): void;
@@ -37,6 +41,8 @@ const kRingBytes = 1 << 20;
 const kRelayBytes = 1 << 20;
 /** How long a boot-time kernel_info reply waits for an iopub subscriber (whose busy/idle clients wait for). */
 const kSubscriberWaitMs = 250;
+/** Requests held while the kernel starts, at most (more are dropped and logged). */
+const kMaxEarly = 1000;
 /** Frames for the worker travel unsigned: it signs them. */
 const unsigned = new Signer("");
 /** How long zeromq may keep trying to deliver queued messages once a socket is closed (ms). */
@@ -69,7 +75,13 @@ export class Transport {
   /** Resolves once shell and iopub are bound (rejects if they cannot be). */
   ownBound: Promise<void> = Promise.reject(new Error("the transport was not started"));
 
-  constructor(private readonly events: TransportEvents) { this.ownBound.catch(() => undefined); }
+  /** Messages dropped on this thread (shell, and requests the dispatcher cannot answer): logged with a rate limit. */
+  readonly drops: DropLog;
+
+  constructor(private readonly events: TransportEvents) {
+    this.ownBound.catch(() => undefined);
+    this.drops = new DropLog((text) => this.events.log(text));
+  }
 
   /** Binds shell and iopub here, starts the worker for the others; resolves once every socket is bound. */
   start(info: ConnectionInfo, kernelInfo: Record<string, unknown>): Promise<void> {
@@ -133,8 +145,10 @@ export class Transport {
 
   private async serveShell(): Promise<void> {
     for await (const frames of this.shell!) {
-      const msg = decodeOrDrop(frames, this.signer, "shell", (text) => this.events.log(text));
-      if (msg) this.deliver("shell", msg);
+      const msg = decodeOrDrop(frames, this.signer, "shell", this.drops);
+      if (!msg) continue;
+      const full = this.deliver("shell", msg, frames.reduce((n, f) => n + f.length, 0));
+      if (full) await full;
     }
   }
 
@@ -152,12 +166,14 @@ export class Transport {
     }
   }
 
-  private deliver(channel: "shell" | "control", msg: Message): void {
-    if (this.serving_) { this.events.request(channel, msg); return; }
-    if (channel === "shell" && msg.header.msg_type === "kernel_info_request" && !this.early.some((r) => r.channel === "shell")) {
+  private deliver(channel: "shell" | "control", msg: Message, bytes = 0): void | Promise<void> {
+    if (this.serving_) return this.events.request(channel, msg, bytes);
+    if (channel === "shell" && msg.header.msg_type === "kernel_info_request" && admit(channel, msg).kind === "ok"
+        && !this.early.some((r) => r.channel === "shell")) {
       void this.answerEarlyKernelInfo(msg);
       return;
     }
+    if (this.early.length >= kMaxEarly) { this.drops.drop(channel, "kernel starting", `a ${msg.header.msg_type} while ${kMaxEarly} requests already wait for the kernel to start`); return; }
     this.early.push({ channel, msg });
   }
 
@@ -169,9 +185,7 @@ export class Transport {
         this.subscriberWaiters.push(() => { clearTimeout(timer); resolve(); });
       });
     }
-    this.send("iopub", reply(msg, "status", { execution_state: "busy" }, this.origin));
-    this.send("shell", reply(msg, "kernel_info_reply", this.kernelInfoContent, this.origin));
-    this.send("iopub", reply(msg, "status", { execution_state: "idle" }, this.origin));
+    answer(msg, this.origin, { publish: (m) => this.send("iopub", m), reply: (m) => this.send("shell", m) }, () => this.kernelInfoContent);
     this.answeredEarly();
   }
 
@@ -203,7 +217,8 @@ export class Transport {
 
   private sendFrames(sock: zmq.Router | zmq.XPublisher | undefined, frames: Buffer[]): void {
     if (!sock || sock.closed) return;
-    sock.send(frames).catch((e: Error) => { if (!this.closed) this.events.log(`send failed: ${e.message}`); });
+    // A client that does not read its replies fills zeromq's queue: what does not fit is dropped, and logged under the rate limit.
+    sock.send(frames).catch((e: Error) => { if (!this.closed) this.drops.drop(sock === this.shell ? "outgoing shell" : "outgoing iopub", "send failed", `send failed: ${e.message}`); });
   }
 
   /** Sends the iopub messages the worker left in the relay. Cheap when there are none. */

@@ -13,7 +13,10 @@ import { writeSync } from "fs";
 import * as zmq from "zeromq";
 import { decodeOrDrop, encode, signFrames, Signer } from "../protocol/wire";
 import { packFrames, SharedRing, unpackFrames } from "./ring";
-import { Message, Origin, reply, replyType } from "../protocol/message";
+import { Message, Origin } from "../protocol/message";
+import { admit, Inbound, InboundType, InvalidRequestError, isType } from "../protocol/inbound";
+import { answer, ReplyContent } from "../protocol/bracket";
+import { DropLog } from "../protocol/drop_log";
 import { endpoint } from "../protocol/connection";
 import { Outbox } from "./outbox";
 import { processUsage } from "../usage";
@@ -38,6 +41,8 @@ const kWireFlushMs = 200;
 
 function toMain(m: ToMain): void { port.postMessage(m); }
 function log(text: string): void { toMain({ kind: "log", text }); }
+/** Drops on control and stdin (the main thread keeps its own for shell): logged with a rate limit. */
+const drops = new DropLog(log);
 
 const control = new zmq.Router();
 /**
@@ -133,9 +138,13 @@ async function serveHeartbeat(): Promise<void> {
 
 async function serveStdin(): Promise<void> {
   for await (const frames of stdin) {
-    const msg = decodeOrDrop(frames, signer, "stdin", log);
-    if (!msg || msg.header.msg_type !== "input_reply") continue;
-    const bytes = Buffer.from(String(msg.content.value ?? ""), "utf8").subarray(0, STDIN_CAPACITY_BYTES);
+    const decoded = decodeOrDrop(frames, signer, "stdin", drops);
+    if (!decoded) continue;
+    const admission = admit("stdin", decoded);
+    if (admission.kind !== "ok") { drops.drop("stdin", "not an input_reply", admission.reason); continue; }
+    const msg = admission.msg;
+    if (!isType(msg, "input_reply")) continue;
+    const bytes = Buffer.from(msg.content.value, "utf8").subarray(0, STDIN_CAPACITY_BYTES);
     stdinData.set(bytes);
     Atomics.store(stdinHeader, 1, bytes.length);
     Atomics.store(stdinHeader, 0, STDIN_FULL);
@@ -148,48 +157,64 @@ let shutdownTimer: NodeJS.Timeout | undefined;
 let devices: Record<string, unknown> | undefined;
 
 /** Answers a control request here, without the main thread (which may be busy). */
-function answerOnControl(msg: Message, content: Record<string, unknown>): void {
-  publish(reply(msg, "status", { execution_state: "busy" }, origin));
-  const answer = reply(msg, replyType(msg.header.msg_type), content, origin);
-  recordOutbound("control", answer);
-  send("control", answer);
-  publish(reply(msg, "status", { execution_state: "idle" }, origin));
+function answerOnControl(msg: Message, produce: () => ReplyContent,
+                         onError = (err: Error) => log(`control ${msg.header.msg_type} failed: ${err.stack}`)): void {
+  void answer(msg, origin, {
+    publish,
+    reply: (m) => { recordOutbound("control", m); send("control", m); },
+  }, produce, onError);
 }
+
+const FORWARD = Symbol("forward");
+/** Control requests this thread answers: each gives its reply content, or FORWARD to hand it to the main thread's table. */
+type OnThisThread = { [T in InboundType]?: (msg: Inbound<T>) => ReplyContent | typeof FORWARD };
+
+/**
+ * The control requests answered on this thread, so that they come back while
+ * a cell holds the main thread; every other request (and the ones forwarded
+ * here) goes to the main thread's handler table, which serves shell too.
+ */
+const onThisThread: OnThisThread = {
+  interrupt_request: () => {
+    Atomics.store(interruptFlag, 0, 1);
+    toMain({ kind: "interrupt" });
+    return { status: "ok" };
+  },
+  // Static content.
+  kernel_info_request: () => kernelInfoContent,
+  usage_request: () => processUsage(devices),
+  // The main thread releases native resources and exits; if it is stuck
+  // in user code, answer here and end the process after a grace period.
+  shutdown_request: (msg) => {
+    const restart = msg.content.restart === true;
+    shutdownTimer = setTimeout(() => {
+      answerOnControl(msg, () => ({ status: "ok", restart }));
+      // Sends resolve when zeromq has queued the frames; its I/O thread still has to write them.
+      Promise.all(Object.values(outboxes).map((o) => o.drain())).finally(() => {
+        setTimeout(() => process.kill(process.pid, "SIGKILL"), kWireFlushMs);
+      });
+    }, kShutdownGraceMs);
+    return FORWARD;
+  },
+};
 
 async function serveControl(): Promise<void> {
   for await (const frames of control) {
-    const msg = decodeOrDrop(frames, signer, "control", log);
-    if (!msg) continue;
-    const type = msg.header.msg_type;
-    if (type === "interrupt_request") {
-      Atomics.store(interruptFlag, 0, 1);
-      toMain({ kind: "interrupt" });
-      answerOnControl(msg, { status: "ok" });
+    const decoded = decodeOrDrop(frames, signer, "control", drops);
+    if (!decoded) continue;
+    const admission = admit("control", decoded);
+    if (admission.kind === "drop") { drops.drop("control", "not a request it can answer", admission.reason); continue; }
+    if (admission.kind === "reject") {
+      drops.reject("control", "malformed request", admission.reason);
+      const err = new InvalidRequestError(admission.reason);
+      answerOnControl(decoded, () => { throw err; }, () => undefined);
       continue;
     }
-    if (type === "kernel_info_request") {
-      // Static content: answered here so that it comes back while a cell holds the main thread.
-      answerOnControl(msg, kernelInfoContent);
-      continue;
-    }
-    if (type === "usage_request") {
-      answerOnControl(msg, processUsage(devices));
-      continue;
-    }
-    if (type === "shutdown_request") {
-      // The main thread releases native resources and exits; if it is stuck
-      // in user code, answer here and end the process after a grace period.
-      toMain({ kind: "request", channel: "control", msg });
-      shutdownTimer = setTimeout(() => {
-        answerOnControl(msg, { status: "ok", restart: Boolean(msg.content.restart) });
-        // Sends resolve when zeromq has queued the frames; its I/O thread still has to write them.
-        Promise.all(Object.values(outboxes).map((o) => o.drain())).finally(() => {
-          setTimeout(() => process.kill(process.pid, "SIGKILL"), kWireFlushMs);
-        });
-      }, kShutdownGraceMs);
-      continue;
-    }
-    toMain({ kind: "request", channel: "control", msg });
+    const msg = admission.msg;
+    const here = onThisThread[msg.header.msg_type] as ((m: Inbound) => ReplyContent | typeof FORWARD) | undefined;
+    const content = here ? here(msg) : FORWARD;
+    if (content === FORWARD) toMain({ kind: "request", channel: "control", msg });
+    else answerOnControl(msg, () => content);
   }
 }
 

@@ -1,0 +1,140 @@
+/**
+ * Through a real Jupyter server, driven by the client code JupyterLab uses
+ * (@jupyterlab/services: KernelManager, SessionManager, over the server's
+ * websocket): Debian's jupyter-server on a free loopback port with a token,
+ * a tsgpu kernel started from its installed kernelspec, a cell, %memory's
+ * rich bundle, an interrupt, and the restart leak experiment 50 times: a
+ * large tensor, a restart, a new kernel that starts at zero allocated, the
+ * old process gone, no orphan process, and no growth of the server's memory.
+ */
+import { ChildProcess, execFileSync, spawn } from "child_process";
+import { randomBytes } from "crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "fs";
+import { createServer } from "net";
+import { tmpdir } from "os";
+import { join } from "path";
+import { KernelManager, KernelMessage, ServerConnection, SessionManager } from "@jupyterlab/services";
+import { CLI, sleep } from "../helpers";
+import { MiB, recordResults } from "../kernel/reliability_results";
+
+const RESTARTS = Number(process.env.TSGPU_RESTARTS || 50);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => { const p = (srv.address() as any).port; srv.close(() => resolve(p)); });
+  });
+}
+
+/** Pids of the kernels started from this test's kernelspec (their argv names our connection-file folder). */
+function kernelPids(runtimeDir: string): number[] {
+  const pids: number[] = [];
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const argv = readFileSync(`/proc/${d}/cmdline`, "utf8").split("\0");
+      if (argv.includes(CLI) && argv.some((a) => a.startsWith(runtimeDir))) pids.push(Number(d));
+    } catch { /* gone */ }
+  }
+  return pids;
+}
+
+function rss(pid: number): number {
+  try { return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024; } catch { return 0; }
+}
+
+let dir = "";
+let server: ChildProcess;
+let serverLog = "";
+let settings: ServerConnection.ISettings;
+let runtimeDir = "";
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "tsgpu-server-"));
+  execFileSync(process.execPath, [CLI, "install", "--prefix", dir]);
+  runtimeDir = join(dir, "runtime");
+  const port = await freePort();
+  const token = randomBytes(16).toString("hex");
+  server = spawn("jupyter-server", ["--no-browser", "--ServerApp.ip=127.0.0.1", `--ServerApp.port=${port}`, "--ServerApp.port_retries=0",
+    `--ServerApp.token=${token}`, `--ServerApp.root_dir=${dir}`,
+    // CI containers run as root, which the server refuses unless told.
+    ...(process.getuid?.() === 0 ? ["--allow-root"] : [])], {
+    env: { ...process.env, JUPYTER_PATH: join(dir, "share", "jupyter"), JUPYTER_RUNTIME_DIR: runtimeDir,
+      JUPYTER_CONFIG_DIR: join(dir, "config"), JUPYTER_DATA_DIR: join(dir, "data"), TSGPU_HISTORY_FILE: "none", TSGPU_CPU_MEMORY_LIMIT: "1GiB" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  server.stdout!.on("data", (d) => { serverLog += d; });
+  server.stderr!.on("data", (d) => { serverLog += d; });
+  settings = ServerConnection.makeSettings({ baseUrl: `http://127.0.0.1:${port}/`, wsUrl: `ws://127.0.0.1:${port}/`, token,
+    WebSocket: require("ws"), appendToken: true } as any);
+  const deadline = Date.now() + 30000;
+  for (;;) {
+    try { if ((await fetch(`http://127.0.0.1:${port}/api/status`, { headers: { Authorization: `token ${token}` } })).ok) break; } catch { /* not up */ }
+    if (Date.now() > deadline || server.exitCode !== null) throw new Error(`jupyter-server did not start:\n${serverLog}`);
+    await sleep(200);
+  }
+}, 60_000);
+
+afterAll(async () => {
+  server?.kill("SIGTERM");
+  await new Promise((r) => { if (server.exitCode !== null) r(null); else server.once("exit", r); setTimeout(r, 10000); });
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test(`a session: a cell, %memory's bundle, an interrupt, then ${RESTARTS} restarts with nothing leaked`, async () => {
+  const kernelManager = new KernelManager({ serverSettings: settings });
+  const sessions = new SessionManager({ kernelManager, serverSettings: settings });
+  const session = await sessions.startNew({ path: "soak.ipynb", type: "notebook", name: "soak.ipynb", kernel: { name: "tsgpu" } });
+  const kernel = session.kernel!;
+  async function run(code: string) {
+    const outputs: KernelMessage.IIOPubMessage[] = [];
+    const future = kernel.requestExecute({ code, stop_on_error: false });
+    future.onIOPub = (m) => { outputs.push(m); };
+    const reply = await future.done;
+    return { reply: reply.content as any, outputs };
+  }
+  const result = (outs: KernelMessage.IIOPubMessage[]) => (outs.find((m) => m.header.msg_type === "execute_result")?.content as any)?.data["text/plain"];
+
+  try {
+    expect(result((await run("6 * 7")).outputs)).toBe("42");
+    const memory = await run("%memory cpu");
+    const bundle = (memory.outputs.find((m) => m.header.msg_type === "display_data")!.content as any).data;
+    expect(Object.keys(bundle)).toEqual(expect.arrayContaining(["text/html", "text/plain", "application/json"]));
+    const spinning = run("for (;;) {}");
+    await sleep(500);
+    await kernel.interrupt();
+    expect((await spinning).reply).toMatchObject({ status: "error", ename: "InterruptError" });
+
+    const held: number[] = [];
+    const pidsSeen: number[] = [];
+    for (let i = 0; i < RESTARTS; i++) {
+      const pid = Number(result((await run('const big = torch.ones([32 * 1024 * 1024], { device: "cpu" }); // 128 MiB\nprocess.pid')).outputs));
+      pidsSeen.push(pid);
+      await kernel.restart();
+      const after = await run('torch.memory.allocated("cpu")');
+      expect(result(after.outputs)).toBe("0");
+      // The old process is gone, and only the new kernel runs.
+      expect(() => process.kill(pid, 0)).toThrow();
+      const pids = kernelPids(runtimeDir);
+      expect(pids).toHaveLength(1);
+      expect(pids[0]).not.toBe(pid);
+      // The server's own memory: a fresh kernel's varies with how far its checker thread has loaded.
+      held.push(rss(server.pid!));
+    }
+    expect(new Set(pidsSeen).size).toBe(RESTARTS);
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+    const early = median(held.slice(2, 12)), late = median(held.slice(-10));
+    recordResults("restarts_jupyter_server", { restarts: RESTARTS, tensor_mib_per_restart: 128, orphans: 0,
+      server_rss_mib: { early_median: early / MiB, late_median: late / MiB } });
+    // What the server holds does not grow with restarts (each old kernel is gone: checked above).
+    expect(late).toBeLessThan(early * 1.1);
+  } finally {
+    await session.shutdown();
+    session.dispose();
+    sessions.dispose();
+    kernelManager.dispose();
+  }
+  await sleep(1000);
+  expect(kernelPids(runtimeDir)).toEqual([]);
+}, 600_000);
