@@ -6,6 +6,7 @@
  * never quotes the file's text: it holds the key.
  */
 import { readFileSync } from "fs";
+import { describeFsError } from "../paths";
 
 export interface ConnectionInfo {
   transport: "tcp" | "ipc";
@@ -36,9 +37,7 @@ export function readConnectionFile(path: string): ConnectionInfo {
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "it does not exist" : code === "EACCES" ? "permission denied" : code === "EISDIR" ? "it is a folder" : (e as Error).message;
-    throw new ConnectionFileError(`cannot read connection file ${path}: ${why}`);
+    throw new ConnectionFileError(`cannot read connection file ${path}: ${describeFsError(e)}`);
   }
   let raw: unknown;
   try {

@@ -174,7 +174,7 @@ describe("connection file problems stop the kernel at once with one line", () =>
   }
 
   const cases: [string, () => string, RegExp][] = [
-    ["missing", () => join(dir, "nope.json"), /cannot read connection file .*nope\.json: it does not exist/],
+    ["missing", () => join(dir, "nope.json"), /cannot read connection file .*nope\.json: no such file or folder/],
     ["unreadable (a folder)", () => { const d = join(dir, "folder.json"); mkdirSync(d, { recursive: true }); return d; }, /cannot read connection file .*folder\.json: it is a folder/],
     ["not JSON", () => write("bad.json", `{"key": "${key}", oops`), /connection file .*bad\.json is not JSON \(error at byte \d+ of \d+\)/],
     ["not an object", () => write("array.json", "[1, 2]"), /holds an array, expected a JSON object/],
