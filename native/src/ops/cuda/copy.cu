@@ -20,6 +20,24 @@ __global__ void copyKernel(TensorView out, TensorView src, int64_t n, bool outDe
   }
 }
 
+constexpr int kDenseUnroll = 4;  // elements a thread converts per pass, all loaded before any is stored
+
+/** Both contiguous (a cast): kDenseUnroll elements a thread, a block width apart, loads before stores. */
+template <typename To, typename From>
+__global__ void denseCopyKernel(To* o, const From* s, int64_t n) {
+  const int64_t width = blockDim.x;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * width * kDenseUnroll;
+  for (int64_t base = blockIdx.x * width * kDenseUnroll + threadIdx.x; base < n; base += step) {
+    To r[kDenseUnroll];
+#pragma unroll
+    for (int j = 0; j < kDenseUnroll; ++j)
+      if (base + j * width < n) r[j] = castValue<To>(s[base + j * width]);
+#pragma unroll
+    for (int j = 0; j < kDenseUnroll; ++j)
+      if (base + j * width < n) o[base + j * width] = r[j];
+  }
+}
+
 void copyCuda(OpCall& call) {
   TensorView& out = call.out(0);
   const TensorView& src = call.in(0);
@@ -35,8 +53,16 @@ void copyCuda(OpCall& call) {
                                      cudaMemcpyDeviceToDevice, stream));
     return;
   }
+  const bool dense = out.isContiguous() && src.isContiguous();
   visitDType(out.dtype, [&](auto to) {
     visitDType(src.dtype, [&](auto from) {
+      using To = decltype(to);
+      using From = decltype(from);
+      if (dense) {
+        denseCopyKernel<To, From><<<cudalaunch::blocksFor((n + kDenseUnroll - 1) / kDenseUnroll), cudalaunch::kThreads,
+                                    0, stream>>>(out.data<To>(), src.data<From>(), n);
+        return;
+      }
       copyKernel<decltype(to), decltype(from)><<<cudalaunch::blocksFor(n), cudalaunch::kThreads, 0, stream>>>(
           out, src, n, out.isContiguous(), src.isContiguous());
     });

@@ -27,23 +27,43 @@ struct Pointers {
 };
 
 template <typename Out, typename... In, typename F, size_t... I>
-__device__ __forceinline__ void applyAt(const F& f, const Pointers<1 + sizeof...(In)>& ptr, int64_t i,
-                                        std::index_sequence<I...>) {
-  reinterpret_cast<Out*>(ptr.p[0])[i] =
-      static_cast<Out>(f(static_cast<OpMathType<In>>(reinterpret_cast<const In*>(ptr.p[I + 1])[i])...));
-}
-
-template <typename Out, typename... In, typename F, size_t... I>
 __device__ __forceinline__ void applyOffsets(const F& f, const Pointers<1 + sizeof...(In)>& ptr, const int64_t* off,
                                              std::index_sequence<I...>) {
   reinterpret_cast<Out*>(ptr.p[0])[off[0]] =
       static_cast<Out>(f(static_cast<OpMathType<In>>(reinterpret_cast<const In*>(ptr.p[I + 1])[off[I + 1]])...));
 }
 
+template <typename Out, typename... In, typename F, size_t... I>
+__device__ __forceinline__ Out computeAt(const F& f, const Pointers<1 + sizeof...(In)>& ptr, int64_t i,
+                                         std::index_sequence<I...>) {
+  return static_cast<Out>(f(static_cast<OpMathType<In>>(reinterpret_cast<const In*>(ptr.p[I + 1])[i])...));
+}
+
+/** Elements each thread of the contiguous kernel handles per pass: loads in flight before the first store. */
+constexpr int kContiguousUnroll = 4;
+
+/**
+ * Contiguous operands: each thread computes kContiguousUnroll elements, a block width apart (coalesced),
+ * every load before any store, so that several loads are in flight per thread (one element a thread
+ * reached about 85% of the memory bandwidth of an H200). Stores after loads also keep in-place ops right.
+ */
 template <typename Out, typename F, typename... In>
 __global__ void contiguousKernel(int64_t n, F f, Pointers<1 + sizeof...(In)> ptr) {
-  for (int64_t i = globalThread(); i < n; i += gridThreads())
-    applyAt<Out, In...>(f, ptr, i, std::index_sequence_for<In...>{});
+  const int64_t width = blockDim.x;
+  const int64_t step = gridThreads() * kContiguousUnroll;
+  for (int64_t base = blockIdx.x * width * kContiguousUnroll + threadIdx.x; base < n; base += step) {
+    Out r[kContiguousUnroll];
+#pragma unroll
+    for (int j = 0; j < kContiguousUnroll; ++j) {
+      const int64_t i = base + j * width;
+      if (i < n) r[j] = computeAt<Out, In...>(f, ptr, i, std::index_sequence_for<In...>{});
+    }
+#pragma unroll
+    for (int j = 0; j < kContiguousUnroll; ++j) {
+      const int64_t i = base + j * width;
+      if (i < n) reinterpret_cast<Out*>(ptr.p[0])[i] = r[j];
+    }
+  }
 }
 
 template <typename Out, typename F, typename... In>
@@ -61,7 +81,8 @@ template <typename Out, typename... In, typename F>
 void launchPlan(const OpCall& call, const IterPlan& plan, const Pointers<1 + sizeof...(In)>& ptr, const F& f) {
   if (plan.numel == 0) return;
   if (plan.isContiguous()) {
-    contiguousKernel<Out, F, In...><<<gridFor(plan.numel), kBlockThreads, 0, streamOf(call)>>>(plan.numel, f, ptr);
+    contiguousKernel<Out, F, In...><<<gridFor(plan.numel, kContiguousUnroll), kBlockThreads, 0, streamOf(call)>>>(
+        plan.numel, f, ptr);
   } else {
     OffsetCalc<1 + sizeof...(In), uint32_t> calc(plan);
     stridedKernel<Out, F, In...><<<gridFor(plan.numel), kBlockThreads, 0, streamOf(call)>>>(
