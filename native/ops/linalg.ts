@@ -104,10 +104,10 @@ function asOp<T>(op: string, native: string, body: () => T): T {
 }
 
 /**
- * Runs gemm for `op`: out [..., m, n] = alpha · a [..., m, k] · b [..., k, n] (+ beta · out).
- * `out` is the caller's fresh result: disposed here when the op fails (an interrupt, say).
+ * `ready(t)` gives an operand the BLAS calls can address: `t` itself, or a contiguous copy kept in `temps`
+ * for the caller to dispose once the op has run.
  */
-function gemmInto(op: string, out: Tensor, a: Tensor, b: Tensor, alpha: number, beta: number): void {
+function blasOperands(): { ready: (t: Tensor) => Tensor; temps: Tensor[] } {
   const temps: Tensor[] = [];
   const ready = (t: Tensor) => {
     if (blasAddressable(t)) return t;
@@ -115,6 +115,15 @@ function gemmInto(op: string, out: Tensor, a: Tensor, b: Tensor, alpha: number, 
     temps.push(c);
     return c;
   };
+  return { ready, temps };
+}
+
+/**
+ * Runs gemm for `op`: out [..., m, n] = alpha · a [..., m, k] · b [..., k, n] (+ beta · out).
+ * `out` is the caller's fresh result: disposed here when the op fails (an interrupt, say).
+ */
+function gemmInto(op: string, out: Tensor, a: Tensor, b: Tensor, alpha: number, beta: number): void {
+  const { ready, temps } = blasOperands();
   try {
     cudaNotice(out.device);
     asOp(op, 'gemm', () => runOp('gemm', [out], [ready(a), ready(b)], { alpha, beta, allowTf32: backends.cuda.matmul.allowTf32 }));
@@ -315,13 +324,7 @@ export function scaledDotProductAttention(q: Tensor, k: Tensor, v: Tensor, opts:
   const scale = opts.scale ?? 1 / Math.sqrt(E);
   const out = emptyTensor([...batch, L, Ev], dtype, device);
   const weights = emptyTensor([...batch, L, S], dtype, device);
-  const temps: Tensor[] = [];
-  const ready = (t: Tensor) => {
-    if (blasAddressable(t)) return t;
-    const c = t.contiguous();
-    temps.push(c);
-    return c;
-  };
+  const { ready, temps } = blasOperands();
   try {
     cudaNotice(device);
     asOp(op, 'attention', () =>
