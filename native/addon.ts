@@ -132,10 +132,6 @@ export interface NativeAddon {
   manualSeed(seed: number): void;
   /** The generator's seed. */
   initialSeed(): number;
-  binary(op: 'add' | 'sub' | 'mul' | 'div', out: StorageHandle, a: StorageHandle, b: StorageHandle): void;
-  binaryScalar(op: 'add' | 'sub' | 'mul' | 'div', out: StorageHandle, a: StorageHandle, x: number): void;
-  matmul(out: StorageHandle, a: StorageHandle, b: StorageHandle, m: number, k: number, n: number): void;
-  sum(out: StorageHandle, a: StorageHandle): void;
   setErrorClasses(classes: { OutOfMemoryError: Function }): void;
   gpuProcesses(): GpuProcessReport;
   /** Threads CPU ops use (the caller included); setNumThreads(n >= 1). */

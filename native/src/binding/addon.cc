@@ -19,7 +19,6 @@ Napi::Value SetErrorClasses(const Napi::CallbackInfo& info) {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   initStorage(env, exports);
   initMemory(env, exports);
-  initOps(env, exports);
   initNvml(env, exports);
   initOpBinding(env, exports);
   initTransfer(env, exports);

@@ -65,9 +65,8 @@ Device* slotDevice(uint32_t slot);
 size_t sweepCollected(napi_env env);
 void initStorage(Napi::Env env, Napi::Object exports);
 
-// ---- memory_binding.cc / ops_binding.cc / op_binding.cc
+// ---- memory_binding.cc / op_binding.cc
 void initMemory(Napi::Env env, Napi::Object exports);
-void initOps(Napi::Env env, Napi::Object exports);
 /** readBytes, writeBytes, copyBytes, manualSeed, initialSeed. */
 void initTransfer(Napi::Env env, Napi::Object exports);
 /** The generic op entry point (op), the op list and dtype table exports. */
