@@ -35,7 +35,7 @@ const origin: Origin = { session: String(init.kernelInfo.session ?? ""), usernam
 /** kernel_info_reply content (without the `session` the main thread adds for the worker). */
 const kernelInfoContent: Record<string, unknown> = (({ session: _session, ...rest }) => rest)(init.kernelInfo);
 /** How long a shutdown request waits for the main thread before the worker ends the process itself. */
-const kShutdownGraceMs = 1500;
+const kShutdownGraceMs = 3000;  // the main thread's time to release native resources and exit (jupyter_client waits 5 s)
 /** How long the worker leaves zeromq to put queued replies on the wire before it ends a stuck process. */
 const kWireFlushMs = 200;
 
