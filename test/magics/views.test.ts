@@ -68,6 +68,17 @@ describe("%memory views", () => {
     expect((await k.execute("kept.numel")).reply.content.status).toBe("ok"); // the body's declarations persist
   });
 
+  test("%memory --tensors: views are counted once, with their storage", async () => {
+    await ok(k, 'const base = torch.zeros([64, 1024], { device: "cpu" });\nconst row = base.select(0, 3);\nconst tr = base.t();');
+    const json = bundle(await ok(k, "%memory --tensors"))["application/json"];
+    const rows = json.tensors.filter((t: any) => t.holders.includes("base"));
+    // One row for the storage, whose holders are the base and both of its views; its bytes counted once.
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ nbytes: 64 * 1024 * 4, shape: [64, 1024] });
+    expect([...rows[0].holders].sort()).toEqual(expect.arrayContaining(["base", "row", "tr"]));
+    expect(json.tensors.filter((t: any) => t.id === rows[0].id)).toHaveLength(1);
+  });
+
   test("%memory --tensors: nested variable paths, largest first, and by cell and line with history on", async () => {
     await ok(k, "%memory cpu --history on");
     const made = (await k.execute('const net = { layers: [1, 2, 3, 4].map((i) => ({ weight: torch.zeros([i * 1024], { device: "cpu" }) })) };')).reply.content.execution_count;
