@@ -133,6 +133,8 @@ export interface NativeAddon {
   /** The generator's seed. */
   initialSeed(): number;
   setErrorClasses(classes: { OutOfMemoryError: Function }): void;
+  /** Flushes C stdio and ends the process without static destructors or atexit handlers. */
+  quickExit(code: number): never;
   gpuProcesses(): GpuProcessReport;
   /** Threads CPU ops use (the caller included); setNumThreads(n >= 1). */
   setNumThreads(n: number): void;
