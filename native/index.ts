@@ -66,6 +66,7 @@ export {
 } from './ops/indexing';
 export {
   embedding, layerNorm, rmsNorm, dropout, crossEntropy, nllLoss, mseLoss, LossOptions, CrossEntropyOptions, Reduction,
+  EmbeddingOptions,
 } from './ops/nn_functional';
 import * as functional from './ops/nn_functional';
 /** torch.nn.functional: the functions of ops/nn_functional.ts under PyTorch's module path. */

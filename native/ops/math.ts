@@ -7,6 +7,7 @@
  */
 import { DType, getDefaultDtype, isFloatingPoint, resultType } from '../dtype';
 import { OpName } from '../generated/op_list';
+import { codedError } from '../errors';
 import { Tensor } from '../tensor';
 import { argError, checkTensor, elementwise } from './helpers';
 
@@ -112,12 +113,36 @@ export interface DivOptions {
   roundingMode?: 'trunc' | 'floor' | null;
 }
 
+/**
+ * Integer division by zero (rounded div, remainder) throws as PyTorch's does on
+ * cpu ("RuntimeError: ZeroDivisionError"), before anything runs. On cuda the
+ * divisor is not read back (that would wait for the device): such elements are 0.
+ */
+function checkIntegerDivisor(op: string, common: DType, other: Operand): void {
+  if (isFloatingPoint(common) || common === 'bool') return;
+  let zero: boolean;
+  if (!(other instanceof Tensor)) {
+    zero = Number(other) === 0;
+  } else {
+    if (other.device !== 'cpu' || other.numel === 0) return;
+    const z = other.eq(0);
+    const any = z.any();
+    zero = Boolean(any.item());
+    z.dispose();
+    any.dispose();
+  }
+  if (zero) {
+    throw codedError('TSGPU_ZERO_DIVISION', `${op}: ZeroDivisionError: integer division by zero (a divisor of dtype ${common} is 0)`);
+  }
+}
+
 /** self / other, broadcast; see DivOptions. */
 export function div(self: Operand, other: Operand, opts?: DivOptions, out?: Tensor): Tensor {
   firstTensor('div', self, other);
   const mode = opts?.roundingMode ?? undefined;
   if (mode !== undefined && mode !== 'trunc' && mode !== 'floor') argError('div', "'trunc', 'floor' or null", 'roundingMode', mode);
   const common = resultType(self, other);
+  if (mode !== undefined) checkIntegerDivisor(`div (roundingMode '${mode}')`, common, other);
   const computeDtype = mode === undefined && !isFloatingPoint(common) ? getDefaultDtype() : common;
   return elementwise('div', [self, other], { computeDtype, attrs: { roundingMode: mode }, out });
 }
@@ -135,6 +160,7 @@ export function pow(self: Operand, exponent: Operand, out?: Tensor): Tensor {
 /** Python's modulus: the result has the sign of other. */
 export function remainder(self: Operand, other: Operand, out?: Tensor): Tensor {
   firstTensor('remainder', self, other);
+  checkIntegerDivisor('remainder', resultType(self, other), other);
   return elementwise('remainder', [self, other], { out });
 }
 

@@ -8,6 +8,7 @@
 import * as torch from '../../native/index';
 import { indexCases } from './op_cases/index';
 import { mathCases } from './op_cases/math';
+import { nnCases } from './op_cases/nn';
 import { reduceCases } from './op_cases/reduce';
 import { RefCase, TOLERANCE, worstExcess } from './torch_reference';
 
@@ -44,7 +45,7 @@ function compareOnCuda(c: RefCase): void {
   }
 }
 
-for (const [group, cases] of Object.entries({ ...mathCases, ...reduceCases, ...indexCases })) {
+for (const [group, cases] of Object.entries({ ...mathCases, ...reduceCases, ...indexCases, ...nnCases })) {
   describe(`cuda vs cpu: ${group}`, () => {
     for (const c of cases) {
       if (c.error) continue;  // refusals are checked on cpu (and are device independent)
