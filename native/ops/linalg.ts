@@ -271,6 +271,15 @@ export function linear(x: Tensor, weight: Tensor, bias?: Tensor | null): Tensor 
 export function outer(self: Tensor, vec2: Tensor): Tensor {
   check2d('outer', ['self', 'vec2'], [self, vec2], 1);
   const device = sameDevice('outer', [self, vec2]);
+  if (!GEMM_DTYPES.includes(self.dtype) || !GEMM_DTYPES.includes(vec2.dtype)) {
+    // Integers and bool: the exact elementwise product self[i] * vec2[j], with promotion.
+    const col = unsqueeze(self, 1);
+    try {
+      return col.mul(vec2);
+    } finally {
+      col.dispose();
+    }
+  }
   checkFloat('outer', 'self', self);
   const dtype = checkSameDtype('outer', [self, vec2]);
   const out = emptyTensor([self.shape[0], vec2.shape[0]], dtype, device);

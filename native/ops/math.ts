@@ -36,7 +36,7 @@ const FLOAT_UNARY = [
   'exp', 'expm1', 'log', 'log1p', 'log2', 'sqrt', 'rsqrt', 'reciprocal', 'sin', 'cos', 'tanh', 'sigmoid', 'silu',
 ] as const;
 /** Names of the unary functions that keep an integer dtype. */
-const NUMERIC_UNARY = ['neg', 'abs', 'sign', 'relu', 'floor', 'ceil', 'round', 'trunc'] as const;
+const NUMERIC_UNARY = ['neg', 'abs', 'relu', 'floor', 'ceil', 'trunc'] as const;
 
 type FloatUnary = (typeof FLOAT_UNARY)[number];
 type NumericUnary = (typeof NUMERIC_UNARY)[number];
@@ -56,11 +56,37 @@ export const sigmoid = (t: Tensor): Tensor => unaryFloat('sigmoid', t);
 export const silu = (t: Tensor): Tensor => unaryFloat('silu', t);
 export const neg = (t: Tensor): Tensor => unaryNumeric('neg', t);
 export const abs = (t: Tensor): Tensor => unaryNumeric('abs', t);
-export const sign = (t: Tensor): Tensor => unaryNumeric('sign', t);
+/** -1, 0 or 1 by the sign (a bool tensor is its own sign, as PyTorch's). */
+export const sign = (t: Tensor): Tensor => (t instanceof Tensor && t.dtype === 'bool' ? t.clone() : unaryNumeric('sign', t));
 export const relu = (t: Tensor): Tensor => unaryNumeric('relu', t);
 export const floor = (t: Tensor): Tensor => unaryNumeric('floor', t);
 export const ceil = (t: Tensor): Tensor => unaryNumeric('ceil', t);
-export const round = (t: Tensor): Tensor => unaryNumeric('round', t);
+
+/** Options of round. */
+export interface RoundOptions {
+  /** Round to this many decimal places (negative: to tens, hundreds, ...; default 0). */
+  decimals?: number;
+}
+
+/**
+ * Rounds half to even; with `decimals`, as PyTorch: round(x · 10^d) / 10^d
+ * (d < 0: round(x / 10^-d) · 10^-d), floating tensors only.
+ */
+export function round(t: Tensor, opts?: RoundOptions, out?: Tensor): Tensor {
+  const d = opts?.decimals ?? 0;
+  if (!Number.isInteger(d)) argError('round', 'an integer', 'decimals', d);
+  if (d === 0) return unaryNumeric('round', t, out);
+  checkTensor('round', 'self', t);
+  if (!isFloatingPoint(t.dtype)) argError('round', 'a floating-point tensor when decimals is given', 'self', t.dtype);
+  const p = 10 ** Math.abs(d);
+  const scaled = d > 0 ? mul(t, p) : div(t, p);
+  unaryNumeric('round', scaled, scaled);
+  try {
+    return d > 0 ? div(scaled, p, undefined, out) : mul(scaled, p, out);
+  } finally {
+    scaled.dispose();
+  }
+}
 export const trunc = (t: Tensor): Tensor => unaryNumeric('trunc', t);
 
 /** Options of gelu. */
@@ -236,6 +262,11 @@ export function addcmul(self: Tensor, tensor1: Tensor, tensor2: Tensor, opts?: A
 /** self + value * tensor1 / tensor2 (integer inputs compute in the default dtype). */
 export function addcdiv(self: Tensor, tensor1: Tensor, tensor2: Tensor, opts?: AddcOptions, out?: Tensor): Tensor {
   checkTensor('addcdiv', 'self', self);
+  checkTensor('addcdiv', 'tensor1', tensor1);
+  checkTensor('addcdiv', 'tensor2', tensor2);
+  if (!isFloatingPoint(tensor1.dtype) && !isFloatingPoint(tensor2.dtype)) {
+    throw codedError('TSGPU_ARG', `addcdiv: integer division (tensor1 ${tensor1.dtype} / tensor2 ${tensor2.dtype}) is not supported; cast one of them to a floating dtype, or use div with roundingMode 'trunc'`);
+  }
   const common = resultType(self, tensor1, tensor2);
   const computeDtype = isFloatingPoint(common) ? common : getDefaultDtype();
   return elementwise('addcdiv', [self, tensor1, tensor2], { computeDtype, attrs: { value: opts?.value }, out });
@@ -264,7 +295,8 @@ declare module '../tensor' {
     relu(): Tensor; relu_(): Tensor;
     floor(): Tensor; floor_(): Tensor;
     ceil(): Tensor; ceil_(): Tensor;
-    round(): Tensor; round_(): Tensor;
+    /** Half to even; see RoundOptions. */
+    round(opts?: RoundOptions): Tensor; round_(opts?: RoundOptions): Tensor;
     trunc(): Tensor; trunc_(): Tensor;
     /** x * Φ(x); see GeluOptions. */
     gelu(opts?: GeluOptions): Tensor;
@@ -302,6 +334,10 @@ P.gelu = function (this: Tensor, opts?: GeluOptions) { return gelu(this, opts); 
 P.gelu_ = function (this: Tensor, opts?: GeluOptions) {
   return unaryFloat('gelu', this, this, { approximate: opts?.approximate ?? 'none' });
 };
+P.sign = function (this: Tensor) { return sign(this); };
+P.sign_ = function (this: Tensor) { return this.dtype === 'bool' ? this : unaryNumeric('sign', this, this); };
+P.round = function (this: Tensor, opts?: RoundOptions) { return round(this, opts); };
+P.round_ = function (this: Tensor, opts?: RoundOptions) { return round(this, opts, this); };
 P.softplus = function (this: Tensor, opts?: SoftplusOptions) { return softplus(this, opts); };
 P.logicalNot = function (this: Tensor) { return logicalNot(this); };
 for (const op of COMPARISONS) P[op] = function (this: Tensor, other: Operand) { return compare(op, this, other); };
