@@ -115,6 +115,15 @@ export function indexSelect(t: Tensor, dim: number, index: Tensor): Tensor {
   checkTensor('indexSelect', 'self', t);
   checkTensor('indexSelect', 'index', index);
   if (index.ndim > 1) argError('indexSelect', 'a 1-D index', 'index', formatShape(index.shape));
+  if (index.dtype === 'int32') {
+    // PyTorch's index_select takes int32 indices too.
+    const wide = castTo(index, 'int64');
+    try {
+      return indexSelect(t, dim, wide);
+    } finally {
+      wide.dispose();
+    }
+  }
   const d = t.ndim === 0 ? 0 : t.normDim(dim, 'indexSelect');
   checkIndexValues('indexSelect', index, t.ndim === 0 ? 1 : t.shape[d]);
   if (t.ndim === 0) return t.clone();

@@ -240,6 +240,38 @@ const printing: RefCase[] = [
   { name: 'print bfloat16 0-dim', inputs: { v }, torch: 'str(v[0].bfloat16())', run: ({ v }) => v.select(0, 0).bfloat16().toString() },
 ];
 
+const probe = torch.randn([2, 3, 4]);
+const vec4 = torch.randn([4]);
+const idx32 = torch.tensor([2, 0, 2], { dtype: 'int32' });
+/** Corners of the families above that PyTorch users meet. */
+const corners: RefCase[] = [
+  { name: 'arange of 0.1 steps has 10 elements', inputs: {}, torch: 'torch.arange(0, 1, 0.1)', run: () => torch.arange(0, 1, 0.1) },
+  { name: 'arange of halves', inputs: {}, torch: 'torch.arange(1, 2.5, 0.5)', run: () => torch.arange(1, 2.5, 0.5) },
+  { name: 'linspace int64', inputs: {}, torch: 'torch.linspace(0, 10, 4, dtype=torch.int64)', run: () => torch.linspace(0, 10, 4, { dtype: 'int64' }) },
+  { name: 'eye float64', inputs: {}, torch: 'torch.eye(3, dtype=torch.float64)', run: () => torch.eye(3, { dtype: 'float64' }) },
+  { name: 'tensor of no elements', inputs: {}, torch: 'torch.tensor([])', run: () => torch.tensor([]) },
+  { name: 'tensor of a number is 0-dim', inputs: {}, torch: '(torch.tensor(3.5), torch.tensor(7), torch.tensor(True))', run: () => [torch.tensor(3.5), torch.tensor(7), torch.tensor(true)] },
+  { name: 'tensor of big integers', inputs: {}, torch: 'torch.tensor([2 ** 40, -3])', run: () => torch.tensor([2 ** 40, -3]) },
+  { name: 'mul_ of int by a float refused', inputs: { i64 }, torch: 'i64.clone().mul_(2.5)', run: ({ i64 }) => i64.clone().mul_(2.5), error: true },
+  { name: 'in-place add_ that would broadcast self refused', inputs: { vec4, probe }, torch: 'vec4.clone().add_(probe)', run: ({ vec4, probe }) => vec4.clone().add_(probe), error: true },
+  { name: 'float add_ of an int tensor', inputs: { m, i32 }, torch: 'm.clone().add_(i32)', run: ({ m, i32 }) => m.clone().add_(i32) },
+  { name: 'argmax without dim with keepdim', inputs: { probe }, torch: 'probe.argmax(keepdim=True)', run: ({ probe }) => probe.argmax(null, { keepdim: true }) },
+  { name: 'sum over an empty dim list is over all', inputs: { probe }, torch: 'probe.sum(())', run: ({ probe }) => probe.sum([]) },
+  { name: 'indexSelect with an int32 index', inputs: { probe, idx32 }, torch: 'probe.index_select(1, idx32)', run: ({ probe, idx32 }) => probe.indexSelect(1, idx32) },
+  { name: 'gather with an int32 index refused', inputs: { probe, idx32 }, torch: 'probe.gather(1, idx32.view(1, 3, 1))', run: ({ probe, idx32 }) => probe.gather(1, idx32.view(1, 3, 1)), error: true },
+  { name: 'repeat 0 times', inputs: { probe }, torch: 'probe.repeat(1, 0, 2)', run: ({ probe }) => probe.repeat(1, 0, 2) },
+  { name: 'cat dim out of range', inputs: { probe }, torch: 'torch.cat([probe, probe], 3)', run: ({ probe }) => torch.cat([probe, probe], 3), error: true },
+  { name: 'matmul vector by a batch', inputs: { vec4, probe }, torch: 'probe[:, 0] @ vec4.view(4, 1).expand(4, 2)', run: ({ vec4, probe }) => probe.select(1, 0).matmul(vec4.view(4, 1).expand(4, 2)), rtol: 1e-5, atol: 1e-5 },
+  { name: 'matmul batch by a vector', inputs: { vec4, probe }, torch: 'probe @ vec4', run: ({ vec4, probe }) => probe.matmul(vec4), rtol: 1e-5, atol: 1e-5 },
+  { name: 'matmul 1-D by 3-D', inputs: { probe }, torch: 'probe[0, :, 0] @ probe', run: ({ probe }) => probe.select(0, 0).select(1, 0).matmul(probe), rtol: 1e-5, atol: 1e-5 },
+  { name: 'matmul broadcast batch dims', inputs: { probe }, torch: 'probe.view(2, 1, 3, 4) @ probe.mT', run: ({ probe }) => probe.view(2, 1, 3, 4).matmul(probe.mT), rtol: 1e-5, atol: 1e-5 },
+  { name: 'linear of a vector', inputs: { vec4, probe }, torch: 'torch.nn.functional.linear(vec4, probe[0], probe[1, :, 0])',
+    run: ({ vec4, probe }) => torch.linear(vec4, probe.select(0, 0), probe.select(0, 1).select(1, 0)), rtol: 1e-5, atol: 1e-5 },
+  { name: 'mm of mismatched dtypes refused', inputs: { m }, torch: 'm.mm(m.t().double())', run: ({ m }) => m.mm(m.t().double()), error: true },
+  { name: 'attention with a fully masked row is NaN there', inputs: { probe }, torch: '(probe @ probe.mT * 0.5).masked_fill(torch.tensor([[False, False, False], [True, True, False], [True, True, True]]).logical_not(), float("-inf")).softmax(-1) @ probe',
+    run: ({ probe }) => torch.scaledDotProductAttention(probe, probe, probe, { attnMask: torch.tensor([[false, false, false], [true, true, false], [true, true, true]], { device: probe.device }) }), rtol: 1e-5, atol: 1e-5 },
+];
+
 /** The case groups, by name. */
 export const apiCases: Record<string, RefCase[]> = {
   'views': views,
@@ -250,4 +282,5 @@ export const apiCases: Record<string, RefCase[]> = {
   'shape and indexing': shapes,
   'linear algebra': linalg,
   'printing': printing,
+  'corners': corners,
 };
