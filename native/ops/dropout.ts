@@ -20,10 +20,20 @@ export function dropoutUniform(shape: readonly number[], dtype: DType, device: s
   return rand(shape.slice(), { dtype: d, device });
 }
 
-/** Zeroes elements with probability p and scales the rest by 1/(1-p) (a copy, unchanged, when not training). */
-export function dropout(t: Tensor, p = 0.5, training = true): Tensor {
+/**
+ * Zeroes elements with probability p and scales the rest by 1/(1-p) (a copy,
+ * unchanged, when not training); `inplace` writes the result into t and returns t.
+ */
+export function dropout(t: Tensor, p = 0.5, training = true, inplace = false): Tensor {
   checkTensor('dropout', 'input', t);
   if (typeof p !== 'number' || !(p >= 0 && p <= 1)) argError('dropout', 'a probability in [0, 1]', 'p', p);
+  if (inplace) {
+    if (!training || p === 0) return t;
+    const r = dropout(t, p, training);
+    t.copy_(r);
+    r.dispose();
+    return t;
+  }
   if (!training || p === 0) return t.clone();
   if (p === 1) return t.mul(0);
   const u = dropoutUniform(t.shape, t.dtype, t.device);

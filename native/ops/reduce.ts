@@ -286,9 +286,9 @@ export function sort(t: Tensor, dim = -1, descending = false, stable = false): V
   return sorted('sort', t, t.ndim === 0 ? 1 : t.shape[t.normDim(dim, 'sort')], dim, descending);
 }
 
-/** The indices that sort t along dim (stable). */
-export function argsort(t: Tensor, dim = -1, descending = false): Tensor {
-  const { values, indices } = sort(t, dim, descending);
+/** The indices that sort t along dim (always stable; `stable` is PyTorch's keyword). */
+export function argsort(t: Tensor, dim = -1, descending = false, stable = false): Tensor {
+  const { values, indices } = sort(t, dim, descending, stable);
   values.dispose();
   return indices;
 }
@@ -329,7 +329,7 @@ declare module '../tensor' {
     logSoftmax(dim: number, opts?: { dtype?: DType }): Tensor;
     cumsum(dim: number, opts?: { dtype?: DType }): Tensor;
     sort(dim?: number, descending?: boolean, stable?: boolean): ValuesIndices;
-    argsort(dim?: number, descending?: boolean): Tensor;
+    argsort(dim?: number, descending?: boolean, stable?: boolean): Tensor;
     topk(k: number, dim?: number, largest?: boolean, sorted?: boolean): ValuesIndices;
   }
 }
@@ -357,6 +357,6 @@ P.min = function (this: Tensor, dim?: number | Tensor, keepdim?: boolean) {
 P.softmax = function (this: Tensor, dim: number, opts?: { dtype?: DType }) { return softmax(this, dim, opts); };
 P.logSoftmax = function (this: Tensor, dim: number, opts?: { dtype?: DType }) { return logSoftmax(this, dim, opts); };
 P.sort = function (this: Tensor, dim?: number, descending?: boolean, stable?: boolean) { return sort(this, dim, descending, stable); };
-P.argsort = function (this: Tensor, dim?: number, descending?: boolean) { return argsort(this, dim, descending); };
+P.argsort = function (this: Tensor, dim?: number, descending?: boolean, stable?: boolean) { return argsort(this, dim, descending, stable); };
 P.topk = function (this: Tensor, k: number, dim?: number, largest?: boolean, s?: boolean) { return topk(this, k, dim, largest, s); };
 P.cumsum = function (this: Tensor, dim: number, opts?: { dtype?: DType }) { return cumsum(this, dim, opts); };

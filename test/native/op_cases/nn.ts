@@ -158,6 +158,9 @@ const attention: RefCase[] = [
   { name: 'scaledDotProductAttention dropoutP and a bool mask', inputs: { q, k, v, keep, boolMask },
     torch: `((${scores} * 8 ** -0.5).masked_fill(~boolMask, float('-inf')).softmax(-1) * keep / 0.7) @ v`,
     run: ({ q, k, v, boolMask }) => { torch.manualSeed(SEED); return torch.scaledDotProductAttention(q, k, v, { dropoutP: 0.3, attnMask: boolMask }); } },
+  { name: 'scaledDotProductAttention isCausal with more keys than queries is aligned top left', inputs: { q, k, v },
+    torch: `(${scores} * 8 ** -0.5).masked_fill(~torch.ones(5, 7, dtype=torch.bool).tril(), float('-inf')).softmax(-1) @ v`,
+    run: ({ q, k, v }) => torch.scaledDotProductAttention(q, k, v, { isCausal: true }) },
   { name: 'scaledDotProductAttention additive float mask and scale', inputs: { q, k, v, floatMask },
     torch: `((${scores} * 0.5 + floatMask).softmax(-1)) @ v`,
     run: ({ q, k, v, floatMask }) => torch.scaledDotProductAttention(q, k, v, { attnMask: floatMask, scale: 0.5 }) },
@@ -171,6 +174,14 @@ const a32 = torch.randint(-20, 20, [3, 4]).int();
 const withZero = torch.tensor([[3, 0, -2, 5]], { dtype: 'int32' });
 const noZero = torch.randint(1, 6, [3, 4]);
 const u8 = torch.randint(0, 9, [3, 4]).byte();
+const drop = torch.randn([4, 6]);
+const dropouts: RefCase[] = [
+  { name: 'dropout inplace writes into its input', inputs: { drop, keepDrop: (() => { torch.manualSeed(SEED); return torch.rand([4, 6]).ge(0.4); })() },
+    torch: 'drop * keepDrop / 0.6', run: ({ drop }) => { torch.manualSeed(SEED); const c = drop.clone(); const r = torch.dropout(c, 0.4, true, true); return r === c ? c : torch.zeros([1]); } },
+  { name: 'dropout inplace outside training leaves its input', inputs: { drop }, torch: 'drop', run: ({ drop }) => torch.dropout(drop.clone(), 0.4, false, true) },
+  { name: 'argsort stable descending', inputs: { ties: torch.randint(0, 3, [3, 8]) }, torch: 'torch.argsort(ties, stable=True, dim=1, descending=True)', run: ({ ties }) => ties.argsort(1, true, true) },
+];
+
 const division: RefCase[] = [
   { name: 'div trunc by an integer zero', inputs: { a32, withZero }, torch: "torch.div(a32, withZero, rounding_mode='trunc')",
     run: ({ a32, withZero }) => a32.div(withZero, { roundingMode: 'trunc' }), error: /div \(roundingMode 'trunc'\): ZeroDivisionError: integer division by zero/ },
@@ -197,5 +208,6 @@ export const nnCases: Record<string, RefCase[]> = {
   'embedding': embeddings,
   'layerNorm and rmsNorm': norms,
   'scaledDotProductAttention': attention,
+  'dropout in place, argsort stable': dropouts,
   'integer division by zero': division,
 };
