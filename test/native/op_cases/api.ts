@@ -47,9 +47,9 @@ const views: RefCase[] = [
   { name: 'index helper', inputs: { x }, torch: 'x[1, :, 1:5:2]', run: ({ x }) => x.index(1, ':', '1:5:2') },
   { name: 'index helper with None and Ellipsis', inputs: { x }, torch: 'x[..., None, -1]', run: ({ x }) => x.index('...', null, -1) },
   { name: 'stride and storageOffset of a slice', inputs: { x }, torch: 'torch.tensor(list(x[1:, ::2].stride()) + [x[1:, ::2].storage_offset()])',
-    run: ({ x }) => { const s = x.slice(0, 1).slice(1, null, null, 2); return torch.tensor([...s.stride(), s.storageOffset()], { dtype: 'int64' }); } },
+    run: ({ x }) => { const s = x.slice(0, 1).slice(1, null, null, 2); return torch.tensor([...s.stride(), s.storageOffset()], { dtype: 'int64', device: x.device }); } },
   { name: 'isContiguous', inputs: { x }, torch: 'torch.tensor([x.is_contiguous(), x.mT.is_contiguous(), x.mT.contiguous().is_contiguous()])',
-    run: ({ x }) => torch.tensor([x.isContiguous(), x.mT.isContiguous(), x.mT.contiguous().isContiguous()]) },
+    run: ({ x }) => torch.tensor([x.isContiguous(), x.mT.isContiguous(), x.mT.contiguous().isContiguous()], { device: x.device }) },
   { name: 'in-place write through a view reaches the base', inputs: { m }, torch: '(lambda b: (b[:, 2].mul_(10), b)[1])(m.clone())',
     run: ({ m }) => { const b = m.clone(); b.select(1, 2).mul_(10); return b; } },
 ];
@@ -74,6 +74,18 @@ const creation: RefCase[] = [
   { name: 'randint bounds and dtype', inputs: {}, torch: 'torch.tensor([True, True])',
     run: () => { const r = torch.randint(3, 8, [1000]); return torch.tensor([r.min().item() >= 3 && r.max().item() < 8, r.dtype === 'int64']); } },
   { name: 'randperm is a permutation', inputs: {}, torch: 'torch.arange(50)', run: () => torch.randperm(50).sort().values },
+  { name: 'empty and the *Like family keep shape, dtype and device', inputs: { i32, m }, torch: '(torch.empty(2, 3).shape == (2, 3), torch.empty_like(i32).dtype == torch.int32, torch.ones_like(m), torch.rand_like(m).shape == m.shape, torch.randn_like(m).dtype == m.dtype, torch.randint_like(i32, 5).dtype == torch.int32)',
+    run: ({ i32, m }) => {
+      const d = { device: m.device };
+      return [torch.tensor(torch.empty([2, 3], d).shape.join() === '2,3', d), torch.tensor(torch.emptyLike(i32).dtype === 'int32', d), torch.onesLike(m),
+        torch.tensor(torch.randLike(m).shape.join() === m.shape.join(), d), torch.tensor(torch.randnLike(m).dtype === m.dtype, d), torch.tensor(torch.randintLike(i32, 5).dtype === 'int32', d)];
+    } },
+  { name: 'rand, randn, normal_ and uniform_ have their distributions', inputs: {}, torch: 'torch.tensor([0.5, 1 / 12, 0.0, 1.0, 3.0, 4.0, 2.0, 5.0], dtype=torch.float64)',
+    run: () => {
+      const r = torch.rand([200000], { dtype: 'float64' }), n = torch.randn([200000], { dtype: 'float64' });
+      const g = torch.empty([200000], { dtype: 'float64' }).normal_(3, 2), u = torch.empty([200000], { dtype: 'float64' }).uniform_(2, 5);
+      return torch.tensor([r.mean().item(), r.var().item(), n.mean().item(), n.var().item(), g.mean().item(), g.var().item(), u.amin().item(), u.amax().item()], { dtype: 'float64' });
+    }, rtol: 0, atol: 0.02 },
   { name: 'tolist of a 2-D tensor', inputs: { i64 }, torch: "json.dumps(i64.tolist(), separators=(',', ':'))", run: ({ i64 }) => JSON.stringify(i64.tolist()) },
 ];
 
