@@ -103,6 +103,11 @@ function checkIndexTarget(op: string, input: Tensor, target: Tensor, s: Setup): 
   }
 }
 
+/** The weights [C] viewed along the class dim of `like` ([1, C, 1, ...]), to broadcast over it. */
+function classWeights(weight: Tensor, like: Tensor, classDim: number): Tensor {
+  return weight.view(like.shape.map((n, d) => (d === classDim ? n : 1)));
+}
+
 /**
  * The per-element losses of class-index targets: nll = -w[y]·logp[y] (0 where
  * ignored), the smoothing term -Σ_c w_c·logp_c (0 where ignored) when asked,
@@ -131,8 +136,7 @@ function classIndexLoss(logp: Tensor, target: Tensor, s: Setup, smoothing: numbe
   if (smoothing > 0) {
     let weighted: Tensor = logp;
     if (s.weight) {
-      const shape = logp.shape.map((n, d) => (d === s.classDim ? n : 1));
-      const w = s.weight.view(shape);
+      const w = classWeights(s.weight, logp, s.classDim);
       weighted = logp.mul(w);
       w.dispose();
     }
@@ -156,6 +160,16 @@ function classIndexLoss(logp: Tensor, target: Tensor, s: Setup, smoothing: numbe
   return { loss, divisor };
 }
 
+/** classIndexLoss, reduced as the options say. */
+function reducedClassIndexLoss(logp: Tensor, target: Tensor, s: Setup, smoothing: number): Tensor {
+  const { loss, divisor } = classIndexLoss(logp, target, s, smoothing);
+  try {
+    return reduceLoss(loss, divisor, s.reduction);
+  } finally {
+    divisor.dispose();
+  }
+}
+
 /** Applies the reduction; `divisor` is the mean's denominator (a 0-dim tensor). */
 function reduceLoss(loss: Tensor, divisor: Tensor, reduction: Reduction): Tensor {
   if (reduction === 'none') return loss;
@@ -175,12 +189,7 @@ function reduceLoss(loss: Tensor, divisor: Tensor, reduction: Reduction): Tensor
 export function nllLoss(input: Tensor, target: Tensor, opts?: LossOptions): Tensor {
   const s = setup('nllLoss', input, target, opts);
   checkIndexTarget('nllLoss', input, target, s);
-  const { loss, divisor } = classIndexLoss(input, target, s, 0);
-  try {
-    return reduceLoss(loss, divisor, s.reduction);
-  } finally {
-    divisor.dispose();
-  }
+  return reducedClassIndexLoss(input, target, s, 0);
 }
 
 /**
@@ -203,15 +212,7 @@ export function crossEntropy(input: Tensor, target: Tensor, opts?: CrossEntropyO
   }
   const logp = logSoftmax(input, s.classDim);
   try {
-    if (!probabilities) {
-      const { loss, divisor } = classIndexLoss(logp, target, s, eps);
-      try {
-        return reduceLoss(loss, divisor, s.reduction);
-      } finally {
-        divisor.dispose();
-      }
-    }
-    return probabilityLoss(logp, target, s, eps);
+    return probabilities ? probabilityLoss(logp, target, s, eps) : reducedClassIndexLoss(logp, target, s, eps);
   } finally {
     logp.dispose();
   }
@@ -220,12 +221,17 @@ export function crossEntropy(input: Tensor, target: Tensor, opts?: CrossEntropyO
 /** -Σ_c w_c·target_c·logp_c per element (target smoothed first), mean over the N·d1·… elements. */
 function probabilityLoss(logp: Tensor, target: Tensor, s: Setup, eps: number): Tensor {
   const t0 = target.dtype === logp.dtype ? target : target.to(logp.dtype);
-  const t = eps > 0 ? t0.mul(1 - eps).add(eps / s.classes) : t0;
-  if (t0 !== target && t0 !== t) t0.dispose();
+  let t = t0;
+  if (eps > 0) {
+    const kept = t0.mul(1 - eps);
+    t = kept.add(eps / s.classes);
+    kept.dispose();
+    if (t0 !== target) t0.dispose();
+  }
   let prod = logp.mul(t);
   if (t !== target) t.dispose();
   if (s.weight) {
-    const w = s.weight.view(logp.shape.map((n, d) => (d === s.classDim ? n : 1)));
+    const w = classWeights(s.weight, logp, s.classDim);
     const weighted = prod.mul(w);
     disposeAll(w, prod);
     prod = weighted;
