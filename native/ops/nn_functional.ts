@@ -3,7 +3,7 @@
  * (paddingIdx, maxNorm), layerNorm, rmsNorm, dropout — plus the losses of
  * losses.ts (crossEntropy, nllLoss, mseLoss), the activations of math.ts
  * (gelu, silu, softplus, relu, sigmoid, tanh), softmax/logSoftmax of
- * reduce.ts and scaledDotProductAttention of linalg.ts under their nn names.
+ * reduce.ts and linear and scaledDotProductAttention of linalg.ts under their nn names.
  */
 import { isFloatingPoint } from '../dtype';
 import { codedError } from '../errors';
@@ -15,7 +15,7 @@ import { where } from './math';
 export { gelu, silu, softplus, relu, sigmoid, tanh } from './math';
 export { softmax, logSoftmax } from './reduce';
 export { dropout } from './dropout';
-export { scaledDotProductAttention } from './linalg';
+export { scaledDotProductAttention, linear } from './linalg';
 export { nllLoss, crossEntropy, mseLoss, LossOptions, CrossEntropyOptions, Reduction } from './losses';
 
 /** Options of embedding (PyTorch's names, camelCase). */
