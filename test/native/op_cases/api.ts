@@ -259,6 +259,21 @@ const printing: RefCase[] = [
   { name: 'print big int64 and an empty tensor', inputs: {}, torch: 'str(torch.tensor([2 ** 40, -7])) + str(torch.zeros(0, 3))',
     run: () => torch.tensor([2 ** 40, -7]).toString() + torch.zeros([0, 3]).toString() },
   { name: 'print float16 summarized rows', inputs: { big }, torch: 'str(big.half()[:, :12])', run: ({ big }) => big.half().slice(1, 0, 12).toString() },
+  { name: 'print 0-dim int, bool and float64', inputs: {}, torch: 'str(torch.tensor(-3)) + str(torch.tensor(True)) + str(torch.tensor(2.5, dtype=torch.float64))',
+    run: () => torch.tensor(-3).toString() + torch.tensor(true).toString() + torch.tensor(2.5, { dtype: 'float64' }).toString() },
+  { name: 'print with print options', inputs: { big },
+    torch: '"|".join([torch.set_printoptions(precision=2, threshold=50, edgeitems=2, linewidth=60), str(big * 3), torch.set_printoptions(sci_mode=True), str(big[:2, :3]), torch.set_printoptions(profile="default")][1::2])',
+    run: ({ big }) => {
+      const saved = torch.getPrintOptions();
+      try {
+        torch.setPrintOptions({ precision: 2, threshold: 50, edgeitems: 2, linewidth: 60 });
+        const a = big.mul(3).toString();
+        torch.setPrintOptions({ sciMode: true });
+        return [a, big.slice(0, 0, 2).slice(1, 0, 3).toString()].join('|');
+      } finally {
+        torch.setPrintOptions(saved);
+      }
+    } },
   { name: 'print bfloat16 0-dim', inputs: { v }, torch: 'str(v[0].bfloat16())', run: ({ v }) => v.select(0, 0).bfloat16().toString() },
 ];
 
