@@ -84,7 +84,8 @@ function setup(op: string, input: Tensor, target: Tensor, opts: LossOptions | un
 function checkIndexTarget(op: string, input: Tensor, target: Tensor, s: Setup): void {
   const want = input.shape.filter((_, d) => d !== s.classDim);
   if (target.dtype !== 'int64') {
-    argError(op, 'an int64 target of class indices (or a floating target of class probabilities)', 'target', target.dtype);
+    const expected = op === 'crossEntropy' ? 'an int64 target of class indices (or a floating target of class probabilities)' : 'an int64 target of class indices';
+    argError(op, expected, 'target', target.dtype);
   }
   if (target.ndim !== want.length || target.shape.some((n, d) => n !== want[d])) {
     throw codedError(

@@ -85,6 +85,8 @@ const losses: RefCase[] = [
     run: ({ logits }) => torch.nllLoss(logits, torch.tensor([0, -1, 1, 1, 2, 3], { dtype: 'int64' })), error: /nllLoss: target -1 is out of bounds/ },
   { name: 'crossEntropy int32 target refused', inputs: { logits, target }, torch: `${ce}(logits, target.int())`,
     run: ({ logits, target }) => torch.crossEntropy(logits, target.int()), error: /crossEntropy: expected an int64 target .* for target, got 'int32'/ },
+  { name: 'nllLoss of probabilities refused', inputs: { logits, probs }, torch: `${nll}(logits, probs)`,
+    run: ({ logits, probs }) => torch.nllLoss(logits, probs), error: /nllLoss: expected an int64 target of class indices for target, got 'float32'/ },
   { name: 'crossEntropy weight of the wrong size', inputs: { logits, target }, torch: `${ce}(logits, target, weight=torch.ones(6))`,
     run: ({ logits, target }) => torch.crossEntropy(logits, target, { weight: torch.ones([6]) }), error: /expected a weight of shape \[7\] \(one per class\) for weight, got '\[6\]'/ },
   { name: 'crossEntropy weight of another dtype', inputs: { logits, target }, torch: `${ce}(logits, target, weight=torch.ones(7, dtype=torch.float64))`,
