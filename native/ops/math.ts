@@ -10,6 +10,7 @@ import { OpName } from '../generated/op_list';
 import { codedError } from '../errors';
 import { Tensor } from '../tensor';
 import { argError, checkTensor, elementwise } from './helpers';
+import { nonzero } from './indexing';
 
 type Scalar = number | boolean;
 type Operand = Tensor | Scalar;
@@ -222,9 +223,17 @@ export const logicalXor = (a: Tensor, b: Operand): Tensor => compare('logicalXor
 
 // ---------------------------------------------------------------- ternary
 
-/** condition ? self : other, broadcast; condition must be bool. */
-export function where(condition: Tensor, self: Operand, other: Operand): Tensor {
+/**
+ * condition ? self : other, broadcast; condition must be bool. With the
+ * condition alone, as PyTorch: nonzero(condition, { asTuple: true }).
+ */
+export function where(condition: Tensor): Tensor[];
+export function where(condition: Tensor, self: Operand, other: Operand): Tensor;
+export function where(condition: Tensor, self?: Operand, other?: Operand): Tensor | Tensor[] {
   checkTensor('where', 'condition', condition);
+  // indexing.ts imports this module; its nonzero is only looked up at call time.
+  if (self === undefined && other === undefined) return nonzero(condition, { asTuple: true });
+  if (self === undefined || other === undefined) argError('where', 'both self and other (or neither)', self === undefined ? 'self' : 'other', 'undefined');
   if (condition.dtype !== 'bool') argError('where', 'a bool tensor', 'condition', condition.dtype);
   return elementwise('where', [condition, self, other], { computeDtype: resultType(self, other), keepDtype: [0] });
 }
@@ -313,6 +322,8 @@ declare module '../tensor' {
     lt(other: Operand): Tensor; le(other: Operand): Tensor;
     gt(other: Operand): Tensor; ge(other: Operand): Tensor;
     logicalAnd(other: Operand): Tensor; logicalOr(other: Operand): Tensor; logicalXor(other: Operand): Tensor;
+    /** condition ? this : other (torch.where(condition, this, other)). */
+    where(condition: Tensor, other: Operand): Tensor;
     clamp(min?: Tensor | number | null, max?: Tensor | number | null): Tensor;
     clamp_(min?: Tensor | number | null, max?: Tensor | number | null): Tensor;
     lerp(end: Tensor, weight: Tensor | number): Tensor; lerp_(end: Tensor, weight: Tensor | number): Tensor;
@@ -351,6 +362,7 @@ P.remainder = function (this: Tensor, o: Operand) { return remainder(this, o); }
 P.remainder_ = function (this: Tensor, o: Operand) { return remainder(this, o, this); };
 P.maximum = function (this: Tensor, o: Tensor | number) { return maximum(this, o); };
 P.minimum = function (this: Tensor, o: Tensor | number) { return minimum(this, o); };
+P.where = function (this: Tensor, c: Tensor, o: Operand) { return where(c, this, o); };
 P.clamp = function (this: Tensor, lo?: Tensor | number | null, hi?: Tensor | number | null) { return clamp(this, lo, hi); };
 P.clamp_ = function (this: Tensor, lo?: Tensor | number | null, hi?: Tensor | number | null) { return clamp(this, lo, hi, this); };
 P.lerp = function (this: Tensor, e: Tensor, w: Tensor | number) { return lerp(this, e, w); };

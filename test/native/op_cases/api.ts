@@ -148,6 +148,8 @@ const elementwise: RefCase[] = [
   { name: 'where with two integer numbers is int64', inputs: { mask }, torch: 'torch.where(mask, 1, 0)', run: ({ mask }) => torch.where(mask, 1.0, 0) },
   { name: 'where with a number and an int tensor', inputs: { mask, i64 }, torch: 'torch.where(mask, i64, -1)', run: ({ mask, i64 }) => torch.where(mask, i64, -1) },
   { name: 'where with a float number and an int tensor', inputs: { mask, i64 }, torch: 'torch.where(mask, i64, 0.5)', run: ({ mask, i64 }) => torch.where(mask, i64, 0.5) },
+  { name: 'where with the condition alone is nonzero asTuple', inputs: { mask }, torch: 'torch.where(mask)', run: ({ mask }) => torch.where(mask) },
+  { name: 'where as a method', inputs: { mask, m }, torch: 'm.where(mask, -m)', run: ({ mask, m }) => m.where(mask, m.neg()) },
   { name: 'where promotes tensors', inputs: { mask, i32, m }, torch: 'torch.where(mask, i32, m)', run: ({ mask, i32, m }) => torch.where(mask, i32, m) },
   { name: 'maximum, minimum promote', inputs: { i32, m }, torch: '(torch.maximum(i32, m), torch.minimum(m, i32))', run: ({ i32, m }) => [torch.maximum(i32, m), torch.minimum(m, i32)] },
   { name: 'comparisons with numbers', inputs: { m }, torch: '(m > 0.1, m <= -0.2, m == m, m != 0)', run: ({ m }) => [m.gt(0.1), m.le(-0.2), m.eq(m), m.ne(0)] },
