@@ -105,6 +105,16 @@ function checkIndexValues(op: string, index: Tensor, size: number): void {
 /** out[i][j] = t[index[i][j]][j] (dim 0), etc.; out has index's shape. */
 export function gather(t: Tensor, dim: number, index: Tensor): Tensor {
   checkTensor('gather', 'self', t);
+  checkTensor('gather', 'index', index);
+  if (index.dtype === 'int32') {
+    // PyTorch 2's gather takes int32 indices too (1.13 refused them).
+    const wide = castTo(index, 'int64');
+    try {
+      return gather(t, dim, wide);
+    } finally {
+      wide.dispose();
+    }
+  }
   const d = t.ndim === 0 ? 0 : t.normDim(dim, 'gather');
   checkIndexValues('gather', index, t.ndim === 0 ? 1 : t.shape[d]);
   return runInto(emptyTensor(index.shape.slice(), t.dtype, t.device), (out) => runOp('gather', [out], [t, index], { dim: d }));
