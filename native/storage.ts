@@ -68,7 +68,9 @@ function activeMapper(): FrameMapper | null {
 export const kSiteMinBytes = 1 << 20;
 
 /** Frames recorded for a site while history is off: up to and including the innermost cell frame. */
-const kSiteMaxFrames = 8;
+const kSiteMaxFrames = 4;
+/** Frames of the runtime's own between the caller and a Storage (5 for an op; V8's capture costs per frame). */
+const kRuntimeFrames = 8;
 /** Frames recorded while memory history is on. */
 const kHistoryMaxFrames = 16;
 
@@ -81,18 +83,18 @@ export function siteCaptureCount(): number {
 
 const structuredStack = (_error: Error, sites: NodeJS.CallSite[]): NodeJS.CallSite[] => sites;
 
-/** The call sites above `captureFrames`, innermost first, without formatting them as text. */
-function callSites(): NodeJS.CallSite[] {
+/** At most `limit` call sites above `captureFrames`, innermost first, without formatting them as text. */
+function callSites(limit: number): NodeJS.CallSite[] {
   const holder: { stack?: NodeJS.CallSite[] } = {};
-  const limit = Error.stackTraceLimit;
+  const previousLimit = Error.stackTraceLimit;
   const prepare = Error.prepareStackTrace;
-  Error.stackTraceLimit = 32;
+  Error.stackTraceLimit = limit;
   Error.prepareStackTrace = structuredStack;
   try {
     Error.captureStackTrace(holder, captureFrames);
     return Array.isArray(holder.stack) ? holder.stack : []; // reading .stack runs prepareStackTrace
   } finally {
-    Error.stackTraceLimit = limit;
+    Error.stackTraceLimit = previousLimit;
     Error.prepareStackTrace = prepare;
   }
 }
@@ -106,7 +108,7 @@ function captureFrames(maxFrames: number, untilCell: boolean): Frame[] {
   stackCaptures++;
   const mapper = activeMapper();
   const frames: Frame[] = [];
-  for (const site of callSites()) {
+  for (const site of callSites(maxFrames + kRuntimeFrames)) {
     const filename = site.getFileName() ?? site.getScriptNameOrSourceURL?.() ?? '';
     if (!filename || filename.startsWith('node:') || runtimeDirs.some((d) => filename.startsWith(d))) continue;
     const line = site.getLineNumber() ?? 0;
