@@ -203,9 +203,10 @@ describe('cuda reductions: split, rows and thread-per-output paths', () => {
 });
 
 describe('cuda softmax, logSoftmax, layerNorm, rmsNorm rows', () => {
-  // Warp rows (<= 1024, lanes holding 1..32 elements), block rows cached in shared memory
-  // (float: <= 12288 elements, double: <= 6144), block rows read again beyond.
-  const lengths = [1, 7, 32, 33, 100, 1000, 1024, 1025, 3000, 6145, 12288, 12289, 20000];
+  // Warp rows (<= 1024, lanes holding 1..32 elements; 16-byte accesses where the length is a multiple of
+  // the vector width), block rows cached in shared memory (float: <= 11264 elements, double: <= 5632),
+  // block rows read again beyond.
+  const lengths = [1, 7, 32, 33, 100, 1000, 1024, 1025, 3000, 5632, 5633, 11264, 11265, 20000];
 
   cudaTest('softmax and logSoftmax along the last dim, every floating dtype', () => {
     for (const n of lengths) {
@@ -223,6 +224,15 @@ describe('cuda softmax, logSoftmax, layerNorm, rmsNorm rows', () => {
     const x = sample([300, 7]);
     sameOnCuda('softmax dim 0', [x], (t) => torch.softmax(t, 0));
     sameOnCuda('logSoftmax dim 0', [x], (t) => torch.logSoftmax(t, 0));
+    const z = sample([9, 1032]);
+    for (const dtype of FLOATS) {
+      const zd = z.to(dtype);
+      sameOnCuda(`softmax of aligned row slices ${dtype}`, [zd], (t) => torch.softmax(t.slice(1, 8, 1032), -1));
+      sameOnCuda(`logSoftmax of misaligned row slices ${dtype}`, [zd], (t) => torch.logSoftmax(t.slice(1, 1, 1001), -1));
+      sameOnCuda(`softmax of every other row ${dtype}`, [zd], (t) => torch.softmax(t.slice(0, 0, 9, 2), -1));
+      zd.dispose();
+    }
+    z.dispose();
     const y = sample([4, 5, 1500]);
     sameOnCuda('softmax batch [4, 5, 1500]', [y], (t) => torch.softmax(t, -1));
     const special = torch.tensor([

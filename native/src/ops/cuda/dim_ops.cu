@@ -1,6 +1,7 @@
 // softmax, logSoftmax and cumsum on cuda. softmax rows whose elements are
 // adjacent (dim is the innermost) get a warp each up to 1024 elements (the row
-// in registers: one read, one write) and a block each beyond (the row kept in
+// in registers: one read, one write, 16-byte accesses where rows are aligned)
+// and a block each beyond (the row kept in
 // shared memory while it fits); the maximum and the sum are combined with warp
 // shuffles, in float (double for float64). cumsum scans tiles of blockDim
 // elements, carrying the running total between tiles. Other rows get a thread
@@ -46,43 +47,74 @@ __device__ void softmaxRowAlone(const T* x, T* y, int64_t n, int64_t is, int64_t
   }
 }
 
-/** A warp per unit-stride row of at most 32 * E elements, held in registers (element e * 32 + lane). */
-template <typename T, bool Log, int E>
-__global__ void softmaxWarpRows(const T* in, T* out, RowIo io, OffsetCalc<2, uint32_t> rows) {
+/**
+ * A warp per unit-stride row of at most 32 * E elements, held in registers. Scalar (V = 1): lane l holds
+ * elements e * 32 + l. Vectors (V > 1, rows and pointers aligned to V elements, len a multiple of V, out
+ * unit-stride): lane l holds elements (g * 32 + l) * V + k, loaded and stored V at a time.
+ */
+template <typename T, bool Log, int E, int V>
+__global__ void __launch_bounds__(cuda::kWarpRowThreads) softmaxWarpRows(const T* in, T* out, RowIo io,
+                                                                        OffsetCalc<2, uint32_t> rows) {
   using M = OpMathType<T>;
+  static_assert(E % V == 0, "a lane holds whole vectors");
   const int lane = threadIdx.x % kWarp;
+  const auto at = [&](int e) -> int64_t {  // row position of the lane's element e
+    return V == 1 ? static_cast<int64_t>(e) * kWarp + lane : (static_cast<int64_t>(e / V) * kWarp + lane) * V + e % V;
+  };
   for (int64_t r = cuda::firstWarpRow(); r < io.rows; r += cuda::warpRowStep()) {
     int64_t off[2];
     rows.get(static_cast<uint32_t>(r), off);
     const T* x = in + off[1];
     T* y = out + off[0];
     M v[E];
+    if constexpr (V == 1) {
 #pragma unroll
-    for (int e = 0; e < E; ++e) {
-      const int64_t j = e * kWarp + lane;
-      v[e] = j < io.len ? static_cast<M>(x[j]) : sm::Limits<M>::lowest();
+      for (int e = 0; e < E; ++e) v[e] = at(e) < io.len ? static_cast<M>(x[at(e)]) : sm::Limits<M>::lowest();
+    } else {
+#pragma unroll
+      for (int g = 0; g < E / V; ++g) {
+        const int64_t j = at(g * V);
+        cuda::Vec<T, V> p;
+        if (j < io.len) p = *reinterpret_cast<const cuda::Vec<T, V>*>(x + j);
+#pragma unroll
+        for (int k = 0; k < V; ++k) v[g * V + k] = j < io.len ? static_cast<M>(p.v[k]) : sm::Limits<M>::lowest();
+      }
     }
-    M mx = sm::Limits<M>::lowest();
+    M mx = cuda::warpCombineAll(cuda::laneTree(v, MaxNan()), MaxNan());
+    if (mx == sm::Limits<M>::lowest()) mx = M(0);  // all -inf: exp(-inf - 0) = 0
+    M ex[E];
 #pragma unroll
-    for (int e = 0; e < E; ++e) mx = MaxNan()(v[e], mx);
-    mx = cuda::warpCombineAll(mx, MaxNan());
-    if (mx == sm::Limits<M>::lowest()) mx = M(0);
-    M sum = 0;
-#pragma unroll
-    for (int e = 0; e < E; ++e) {
-      const M ex = e * kWarp + lane < io.len ? sm::exp(v[e] - mx) : M(0);
-      sum += ex;
-      if (!Log) v[e] = ex;
-    }
-    sum = cuda::warpCombineAll(sum, Plus());
+    for (int e = 0; e < E; ++e) ex[e] = at(e) < io.len ? sm::exp(v[e] - mx) : M(0);
+    const M sum = cuda::warpCombineAll(cuda::laneTree(ex, Plus()), Plus());
     const M shift = Log ? mx + sm::log(sum) : M(0);
     const M inv = Log ? M(0) : M(1) / sum;
 #pragma unroll
-    for (int e = 0; e < E; ++e) {
-      const int64_t j = e * kWarp + lane;
-      if (j < io.len) y[j * io.outStride] = static_cast<T>(Log ? v[e] - shift : v[e] * inv);
+    for (int e = 0; e < E; ++e) v[e] = Log ? v[e] - shift : ex[e] * inv;
+    if constexpr (V == 1) {
+#pragma unroll
+      for (int e = 0; e < E; ++e)
+        if (at(e) < io.len) y[at(e) * io.outStride] = static_cast<T>(v[e]);
+    } else {
+#pragma unroll
+      for (int g = 0; g < E / V; ++g) {
+        const int64_t j = at(g * V);
+        if (j >= io.len) continue;
+        cuda::Vec<T, V> p;
+#pragma unroll
+        for (int k = 0; k < V; ++k) p.v[k] = static_cast<T>(v[g * V + k]);
+        *reinterpret_cast<cuda::Vec<T, V>*>(y + j) = p;
+      }
     }
   }
+}
+
+/** True when every row of the plan (operands out, in) starts on a multiple of v elements. */
+bool rowsAligned(const DimPlan& p, const void* out, const void* in, size_t elementBytes, int v) {
+  if (!cuda::alignedTo(out, elementBytes * v) || !cuda::alignedTo(in, elementBytes * v)) return false;
+  for (int d = 0; d < p.rows.ndim; ++d)
+    for (int k = 0; k < 2; ++k)
+      if (p.rows.strides[k][d] % v != 0) return false;
+  return true;
 }
 
 /**
@@ -197,8 +229,18 @@ struct CudaDim {
     const OffsetCalc<2, uint32_t> rows(p.rows);
     const cudaStream_t stream = cuda::streamOf(call);
     if (p.inStride == 1 && p.len <= cuda::kWarpRowMax) {
+      constexpr int V = cuda::VecWidth<T>::value;
+      const bool vec = p.outStride == 1 && p.len % V == 0 && rowsAligned(p, out, in, sizeof(T), V);
       cuda::withLaneElems(p.len, [&](auto e) {
-        softmaxWarpRows<T, Log, decltype(e)::value><<<cuda::warpRowBlocks(io.rows), kBlockThreads, 0, stream>>>(
+        constexpr int E = decltype(e)::value;
+        if constexpr (E % V == 0) {
+          if (vec) {
+            softmaxWarpRows<T, Log, E, V><<<cuda::warpRowBlocks(io.rows), cuda::kWarpRowThreads, 0, stream>>>(
+                in, out, io, rows);
+            return;
+          }
+        }
+        softmaxWarpRows<T, Log, E, 1><<<cuda::warpRowBlocks(io.rows), cuda::kWarpRowThreads, 0, stream>>>(
             in, out, io, rows);
       });
     } else if (p.inStride == 1) {

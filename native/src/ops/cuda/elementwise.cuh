@@ -17,6 +17,7 @@
 #include "ops/common/offset_calc.h"
 #include "ops/common/operands.h"
 #include "ops/cuda/launch.cuh"
+#include "ops/cuda/vec.cuh"
 
 namespace tsgpu {
 namespace ops {
@@ -68,12 +69,6 @@ __global__ void contiguousKernel(int64_t n, F f, Pointers<1 + sizeof...(In)> ptr
   }
 }
 
-/** V elements of T loaded or stored as one access of V * sizeof(T) bytes (at most 16). */
-template <typename T, int V>
-struct alignas(sizeof(T) * V) Vec {
-  T v[V];
-};
-
 /** The vector width of a contiguous launch: as many elements of the widest operand as fill 16 bytes (at most 8). */
 template <typename Out, typename... In>
 constexpr int vectorWidth() {
@@ -118,8 +113,11 @@ __device__ __forceinline__ Vec<Out, V> computeVec(const F& f, const Pointers<1 +
   return r;
 }
 
-/** Vectors each thread of the vector kernel handles per pass. */
-constexpr int kVectorUnroll = 2;
+/**
+ * Vectors each thread of the vector kernel handles per pass: one, so that a launch has as many threads as
+ * vectors and the most warps hide the latency of compute-heavy functors (erf, tanh).
+ */
+constexpr int kVectorUnroll = 1;
 
 /**
  * Contiguous operands whose pointers are aligned to V elements: every access is a vector of V elements

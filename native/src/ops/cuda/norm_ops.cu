@@ -109,7 +109,7 @@ struct CudaNorm {
     const cudaStream_t stream = cuda::streamOf(call);
     if (n <= cuda::kWarpRowMax) {
       cuda::withLaneElems(n, [&](auto e) {
-        normWarpRows<T, Rms, decltype(e)::value><<<cuda::warpRowBlocks(rows), cuda::kBlockThreads, 0, stream>>>(
+        normWarpRows<T, Rms, decltype(e)::value><<<cuda::warpRowBlocks(rows), cuda::kWarpRowThreads, 0, stream>>>(
             rows, n, x, w, b, y, eps);
       });
     } else {

@@ -24,6 +24,7 @@
 #include "ops/common/reduce_plan.h"
 #include "ops/common/reduce_store.h"
 #include "ops/cuda/launch.cuh"
+#include "ops/cuda/vec.cuh"
 #include "ops/cuda/warp_reduce.cuh"
 
 namespace tsgpu {
@@ -69,23 +70,12 @@ __device__ __forceinline__ typename R::Acc stepAt(const R& r, typename R::Acc ac
   return r.step(acc, static_cast<OpMathType<T>>(base[off]), i);
 }
 
-/** Elements of T in one 16-byte load (at most 8). */
-template <typename T>
-struct LoadWidth {
-  static constexpr int value = sizeof(T) >= 16 ? 1 : (16 / sizeof(T) > 8 ? 8 : static_cast<int>(16 / sizeof(T)));
-};
-
-template <typename T, int V>
-struct alignas(sizeof(T) * V) LoadVec {
-  T v[V];
-};
-
 /** Accumulators a thread keeps (independent chains of steps, so that loads and arithmetic overlap). */
 constexpr int kAccs = 4;
 
 /**
  * Folds elements [begin, end) of a contiguous run `base` into acc: thread
- * `tid` of `threads` takes every threads-th vector of LoadWidth<T>::value elements
+ * `tid` of `threads` takes every threads-th vector of VecWidth<T>::value elements
  * (kAccs vectors in flight, one accumulator each), after the elements before
  * the first 16-byte boundary and before the last elements that fill no
  * vector. Step indices are positions in the run.
@@ -95,7 +85,7 @@ __device__ __forceinline__ typename R::Acc foldRun(const R& r, const T* base, ui
                                                    uint32_t tid, uint32_t threads) {
   using Acc = typename R::Acc;
   using M = OpMathType<T>;
-  constexpr int V = LoadWidth<T>::value;
+  constexpr int V = VecWidth<T>::value;
   Acc acc[kAccs];
 #pragma unroll
   for (int a = 0; a < kAccs; ++a) acc[a] = r.init();
@@ -106,10 +96,10 @@ __device__ __forceinline__ typename R::Acc foldRun(const R& r, const T* base, ui
   if (tid < head) acc[0] = r.step(acc[0], static_cast<M>(base[begin + tid]), begin + tid);
   const uint32_t vbegin = begin + head;
   const uint32_t nvec = (end - vbegin) / V;
-  const LoadVec<T, V>* vp = reinterpret_cast<const LoadVec<T, V>*>(base + vbegin);
+  const Vec<T, V>* vp = reinterpret_cast<const Vec<T, V>*>(base + vbegin);
   uint32_t iv = tid;
   for (; iv + (kAccs - 1) * threads < nvec; iv += kAccs * threads) {
-    LoadVec<T, V> x[kAccs];
+    Vec<T, V> x[kAccs];
 #pragma unroll
     for (int a = 0; a < kAccs; ++a) x[a] = vp[iv + a * threads];
 #pragma unroll
@@ -120,7 +110,7 @@ __device__ __forceinline__ typename R::Acc foldRun(const R& r, const T* base, ui
     }
   }
   for (; iv < nvec; iv += threads) {
-    const LoadVec<T, V> x = vp[iv];
+    const Vec<T, V> x = vp[iv];
     const uint32_t i0 = vbegin + iv * V;
 #pragma unroll
     for (int j = 0; j < V; ++j) acc[0] = r.step(acc[0], static_cast<M>(x.v[j]), i0 + j);
