@@ -244,6 +244,9 @@ export function cumsum(t: Tensor, dim: number, opts?: { dtype?: DType }): Tensor
 
 // ---------------------------------------------------------------- sorting
 
+/** Longest row of which cuda's sort kernel keeps only the first k; longer rows are sorted whole. */
+const CUDA_PARTIAL_SORT_MAX = 2048;
+
 function sorted(op: string, t: Tensor, k: number, dim: number, descending: boolean): ValuesIndices {
   checkTensor(op, 'self', t);
   if (t.dtype === 'bool') {
@@ -262,6 +265,16 @@ function sorted(op: string, t: Tensor, k: number, dim: number, descending: boole
   const d = t.ndim === 0 ? 0 : t.normDim(dim, op);
   const len = t.ndim === 0 ? 1 : t.shape[d];
   if (!Number.isInteger(k) || k < 0 || k > len) argError(op, `an integer k in [0, ${len}]`, 'k', k);
+  if (t.device !== 'cpu' && len > CUDA_PARTIAL_SORT_MAX && k < len) {
+    // topk of long rows on cuda: the first k of the whole sorted row, copied out.
+    const whole = sorted(op, t, len, d, descending);
+    const parts = [whole.values.narrow(d, 0, k), whole.indices.narrow(d, 0, k)];
+    try {
+      return { values: parts[0].clone(), indices: parts[1].clone() };
+    } finally {
+      [...parts, whole.values, whole.indices].forEach((x) => x.dispose());
+    }
+  }
   const shape = t.shape.slice();
   if (t.ndim > 0) shape[d] = k;
   const values = emptyTensor(shape, t.dtype, t.device);
