@@ -17,7 +17,7 @@ import { join } from "path";
 import type { CellDiagnostic, CompletionResult, InspectionResult } from "./cell_language";
 import type { CheckerReply, CheckerRequest } from "./checker_protocol";
 import { AMBIENT_DECLARATIONS } from "./ambient";
-import { CheckerChannel, processChannel, threadChannel } from "./checker_channel";
+import { ChannelEvents, CheckerChannel, processChannel, threadChannel } from "./checker_channel";
 import { checkerSnapshotFile, requestCheckerSnapshot, snapshotsEnabled } from "./checker_snapshot";
 import type { ProjectSetup } from "./project";
 
@@ -47,6 +47,49 @@ const kernelRoot = join(__dirname, "..", "..", "..");
 /** The checker's project setup for a notebook folder. */
 export function checkerSetup(cwd: string): ProjectSetup {
   return { cwd, kernelRoot, runtimeTypes: join(kernelRoot, "dist", "native"), ambient: AMBIENT_DECLARATIONS };
+}
+
+/**
+ * A checker process started at the very beginning of a kernel's process
+ * (startCheckerEarly), before the engine that uses it exists: its replies
+ * wait here until a TypeChecker for the same folder takes it over.
+ */
+interface EarlyChecker {
+  cwd: string;
+  file: string;
+  channel: CheckerChannel;
+  replies: CheckerReply[];
+  failure?: string;
+  /** The taker's handlers, once taken. */
+  events?: ChannelEvents;
+}
+let early: EarlyChecker | undefined;
+
+/**
+ * Starts the checker process from its snapshot now, if there is one, for
+ * the first TypeChecker.start(cwd) to take over: the kernel's own modules
+ * load meanwhile, and its first cell waits less for its type warnings.
+ * Without a snapshot nothing happens here (the thread starts with the engine).
+ */
+export function startCheckerEarly(cwd = process.cwd()): void {
+  if (early || !snapshotsEnabled()) return;
+  const setup = checkerSetup(cwd);
+  let file: string;
+  try { file = checkerSnapshotFile(setup); } catch { return; }
+  if (!existsSync(file)) return;
+  const replies: CheckerReply[] = [];
+  let e: EarlyChecker | undefined;
+  let failure: string | undefined;
+  try {
+    const channel = processChannel(setup, file, {
+      message: (m) => { if (e?.events) e.events.message(m); else replies.push(m); },
+      failed: (reason) => { if (e?.events) e.events.failed(reason); else if (e) e.failure ??= reason; else failure ??= reason; },
+    });
+    e = { cwd, file, channel, replies, failure };
+  } catch {
+    return; // the thread starts with the engine
+  }
+  early = e;
 }
 
 /** With checking off, cells that ran are analyzed (for their declarations) once no cell ran for this long. */
@@ -112,6 +155,16 @@ export class TypeChecker {
   start(cwd = process.cwd()): void {
     if (this.channel || this.unavailable) return;
     const setup = checkerSetup(cwd);
+    const taken = early?.cwd === cwd ? early : undefined;
+    if (taken) {
+      early = undefined;
+      this.snapshotFile = taken.file;
+      this.channel = taken.channel;
+      taken.events = this.events(setup);
+      for (const m of taken.replies.splice(0)) taken.events.message(m);
+      if (taken.failure) taken.events.failed(taken.failure);
+      return;
+    }
     if (snapshotsEnabled()) {
       let file: string | undefined;
       try { file = checkerSnapshotFile(setup); } catch { /* the kernel's files cannot be read: no snapshot */ }

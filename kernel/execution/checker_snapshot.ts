@@ -16,7 +16,7 @@
  */
 import { ChildProcess, spawn, spawnSync } from "child_process";
 import { createHash } from "crypto";
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, statSync, unlinkSync } from "fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, statSync, unlinkSync } from "fs";
 import { setPriority, tmpdir } from "os";
 import { join } from "path";
 import { cacheDir } from "./code_cache";
@@ -78,11 +78,25 @@ export function buildCheckerSnapshot(setup: ProjectSetup, file: string): void {
       const why = r.error ? r.error.message : `exit code ${r.status}${r.signal ? `, signal ${r.signal}` : ""}`;
       throw new Error(`building the checker snapshot ${file} failed (${why}): ${(r.stderr || r.stdout || "").trim().slice(-2000)}`);
     }
+    chmodSync(partial, 0o600);
     renameSync(partial, file);
   } finally {
     rmSync(partial, { force: true });
     rmSync(folder, { recursive: true, force: true });
   }
+}
+
+/**
+ * Builds the snapshot for `setup` unless it is there already (what
+ * `tsgpu install` does, so that the first kernel finds it). Returns the file
+ * and the milliseconds the build took (0: it was there).
+ */
+export function ensureCheckerSnapshot(setup: ProjectSetup, file = checkerSnapshotFile(setup)): { file: string; ms: number } {
+  if (existsSync(file)) return { file, ms: 0 };
+  const t0 = Date.now();
+  buildCheckerSnapshot(setup, file);
+  rmSync(`${file}.error`, { force: true });
+  return { file, ms: Date.now() - t0 };
 }
 
 /**

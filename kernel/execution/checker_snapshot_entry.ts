@@ -85,6 +85,10 @@
     let warmed: CellLanguageClass | undefined = new CellLanguage(build.setup);
     warmed.warmUp();
     const libraries: ParsedLibraries = warmed.project.libraries;
+    // What was resolved from the build's own folder means nothing in a notebook's: only the libraries' resolutions are kept.
+    for (const map of [libraries.resolutions, libraries.typeRefs]) {
+      for (const key of map.keys()) if (key.startsWith(build.setup.cwd)) map.delete(key);
+    }
     const stamps: Stamp[] = warmed.project.libraryFiles().map((f) => f.read ? stampOf(f.path) : [f.path, "missing"]);
     // Only the parsed files are kept: the program and type checker are made anew for the notebook's folder.
     warmed = undefined;

@@ -53,6 +53,9 @@ export interface ParsedLibraries {
   registry: TS.DocumentRegistry;
   /** File texts by the name the compiler sees (null: the file could not be read). */
   texts: Map<string, TS.IScriptSnapshot | null>;
+  /** Module and type-reference resolutions that succeeded, by containing file, name (and mode). */
+  resolutions: Map<string, TS.ResolvedModuleWithFailedLookupLocations>;
+  typeRefs: Map<string, TS.ResolvedTypeReferenceDirectiveWithFailedLookupLocations>;
 }
 
 const VIRTUAL = "/__tsgpu__/";
@@ -93,16 +96,18 @@ export class CellProject {
   readonly libraries: ParsedLibraries;
   private readonly snapshots: Map<string, TS.IScriptSnapshot | null>;
   private readonly fsCache = new Map<string, unknown>();
-  private readonly resolutions = new Map<string, TS.ResolvedModuleWithFailedLookupLocations>();
-  private readonly typeRefs = new Map<string, TS.ResolvedTypeReferenceDirectiveWithFailedLookupLocations>();
+  private readonly resolutions: Map<string, TS.ResolvedModuleWithFailedLookupLocations>;
+  private readonly typeRefs: Map<string, TS.ResolvedTypeReferenceDirectiveWithFailedLookupLocations>;
   private readonly resolutionCache: TS.ModuleResolutionCache;
   private readonly runtimeIndex: string;
   private roots: string[] = [];
 
   constructor(private readonly setup: ProjectSetup) {
     const ts = this.ts;
-    this.libraries = setup.libraries ?? { registry: ts.createDocumentRegistry(), texts: new Map() };
+    this.libraries = setup.libraries ?? { registry: ts.createDocumentRegistry(), texts: new Map(), resolutions: new Map(), typeRefs: new Map() };
     this.snapshots = this.libraries.texts;
+    this.resolutions = this.libraries.resolutions;
+    this.typeRefs = this.libraries.typeRefs;
     this.options = cellCompilerOptions(ts);
     const libDir = dirname(ts.getDefaultLibFilePath(this.options));
     this.mount("lib", libDir);

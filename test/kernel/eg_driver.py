@@ -17,6 +17,7 @@ and the host's key.
 """
 
 import asyncio
+import datetime
 import json
 import os
 import shutil
@@ -229,7 +230,7 @@ class Channels:
         msg_id = uuid.uuid4().hex
         self.ws.write_message(json.dumps({
             "header": {"msg_id": msg_id, "msg_type": msg_type, "username": "test", "session": self.session,
-                       "date": "", "version": "5.3"},
+                       "date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "version": "5.3"},
             "parent_header": {}, "metadata": {}, "content": content, "channel": channel, "buffers": []}))
         return msg_id
 
@@ -239,8 +240,9 @@ class Channels:
             raise ConnectionError("the kernel websocket closed")
         return json.loads(raw)
 
-    async def execute(self, code, timeout=60):
-        """Runs a cell; returns (execute_reply content, its stdout; type-check warnings go to stderr)."""
+    async def execute(self, code, timeout=60, times=None):
+        """Runs a cell; returns (execute_reply content, its stdout; type-check warnings go to stderr). With a dict
+        `times`, the perf_counter() of the reply's and of the idle status's arrival go in it ("reply", "idle")."""
         msg_id = self.send("shell", "execute_request", {"code": code, "silent": False, "store_history": True,
                                                         "user_expressions": {}, "allow_stdin": False})
         out, reply, idle = [], None, False
@@ -254,8 +256,12 @@ class Channels:
                 out.append(m["content"]["text"])
             elif t == "execute_reply":
                 reply = m["content"]
+                if times is not None:
+                    times["reply"] = time.perf_counter()
             elif t == "status" and m["content"]["execution_state"] == "idle":
                 idle = True
+                if times is not None:
+                    times["idle"] = time.perf_counter()
         return reply, "".join(out)
 
     async def status_until(self, states, timeout):
@@ -295,16 +301,17 @@ async def create_kernel(gw, name):
 
 
 async def time_to_first_cell(gw, name, code):
-    """Seconds from POST /api/kernels to its answer and to the first cell's execute_reply, and the kernel id."""
+    """Seconds from POST /api/kernels to its answer, to the first cell's execute_reply and to the kernel's idle
+    status after it, and the kernel id."""
     t0 = time.perf_counter()
     kid = await create_kernel(gw, name)
     created = time.perf_counter() - t0
     ch = await Channels.open(gw, kid)
+    times = {}
     try:
-        reply, _ = await ch.execute(code)
-        elapsed = time.perf_counter() - t0
+        reply, _ = await ch.execute(code, times=times)
         if reply["status"] != "ok":
             raise RuntimeError(f"first cell on {name}: {reply}")
     finally:
         ch.close()
-    return {"post_s": created, "first_cell_s": elapsed}, kid
+    return {"post_s": created, "first_cell_s": times["reply"] - t0, "idle_s": times["idle"] - t0}, kid
