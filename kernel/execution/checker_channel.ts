@@ -14,6 +14,8 @@ import { startCheckerProcess } from "./checker_snapshot";
 export interface CheckerChannel {
   /** "thread": a worker thread; "process": a child process started from the snapshot. */
   readonly kind: "thread" | "process";
+  /** The checker process's id (a thread: this process's). */
+  readonly pid: number | undefined;
   /** Sends a request (dropped once the checker is gone). */
   post(r: CheckerRequest): void;
   /** Ends the checker; resolves once it is gone (or after a second for a process that does not end). */
@@ -47,6 +49,7 @@ export function threadChannel(setup: ProjectSetup, events: ChannelEvents): Check
   worker.on("exit", (code) => failed(`the checker thread exited with code ${code}`));
   return {
     kind: "thread",
+    pid: process.pid,
     post: (r) => { if (!ended) worker.postMessage(r); },
     terminate: async () => { ended = true; await worker.terminate(); },
   };
@@ -71,6 +74,7 @@ export function processChannel(setup: ProjectSetup, file: string, events: Channe
   (child.stderr as { unref?: () => void } | null)?.unref?.();
   return {
     kind: "process",
+    pid: child.pid,
     post: (r) => { if (!ended && child.connected) child.send(r); },
     terminate: () => {
       ended = true;
