@@ -208,6 +208,7 @@ export class CellProject {
   /** Forgets what was learned about the file system (a package may have been installed since). */
   forgetFileSystem(): void {
     for (const [k, v] of this.fsCache) if (!v) this.fsCache.delete(k);
+    for (const [k, r] of this.resolutions) if (!r.resolvedModule) this.resolutions.delete(k);
     this.resolutionCache.clear();
   }
 
@@ -284,7 +285,10 @@ export class CellProject {
       const fromKernel = ts.resolveModuleName(name, join(this.setup.kernelRoot, "__tsgpu__.ts"), options, host, undefined, redirected, mode);
       if (fromKernel.resolvedModule) r = fromKernel;
     }
-    if (r.resolvedModule) { this.remap(r.resolvedModule); this.resolutions.set(key, r); }
+    if (r.resolvedModule) this.remap(r.resolvedModule);
+    // A library file's import that names no file is one of @types/node's ambient modules ("node:fs", "events"…):
+    // kept too, or every first program would look for each through the node_modules folders again.
+    if (r.resolvedModule || containing.startsWith(VIRTUAL)) this.resolutions.set(key, r);
     return r;
   }
 
