@@ -23,7 +23,6 @@ import datetime
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,7 +33,7 @@ sys.path.insert(0, str(ROOT / "test" / "kernel"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_common import machine, write_results  # noqa: E402
-from eg_driver import (CLI, NODE, Gateway, check_modules, ipykernel_spec, kernel_processes, sources,  # noqa: E402
+from eg_driver import (Gateway, check_modules, ipykernel_spec, kernel_processes, sources,  # noqa: E402
                        time_to_first_cell, tsgpu_spec)
 
 KERNELS = {"tsgpu": "1 + 1", "ipykernel": "1 + 1", "tsgpu-thread": "1 + 1"}
@@ -84,12 +83,10 @@ def main():
         return 2
     eg, jc = src
     jc_version = check_modules(eg, jc)
-    # One code cache folder for every kernel, with the checker's snapshot built in it by `tsgpu install`.
+    # One code cache folder for every kernel; the gateway's set-up builds the checker's snapshot in it, as
+    # `tsgpu install` does on a host.
     cache = tempfile.mkdtemp(prefix="tsgpu-bench-cache-")
     os.environ["TSGPU_CACHE_DIR"] = cache
-    spec_dir = tempfile.mkdtemp(prefix="tsgpu-bench-spec-")
-    subprocess.run([NODE, str(CLI), "install", "--prefix", spec_dir], check=True)
-    shutil.rmtree(spec_dir, ignore_errors=True)
     thread_spec = tsgpu_spec(["--remote-hosts", "localhost"], "tsgpu-thread")
     thread_spec["env"] = {**thread_spec.get("env", {}), "TSGPU_CHECKER_SNAPSHOT": "0"}
     eg_version = {}

@@ -101,6 +101,23 @@ def kernel_processes(kernel_id):
     return pids
 
 
+def checker_processes(kernel_pid=None):
+    """Pids of the type checker processes (started from the checker's startup snapshot) that run: the children
+    of kernel_pid, or all of them. One that was orphaned (its kernel killed) counts with kernel_pid None."""
+    pids = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            cmd = (d / "cmdline").read_bytes().split(b"\0")
+            state, ppid = (d / "stat").read_text().split(") ", 1)[1].split(" ")[:2]
+        except OSError:
+            continue
+        if b"--snapshot-blob" in cmd and state != "Z" and (kernel_pid is None or int(ppid) == kernel_pid):
+            pids.append(int(d.name))
+    return pids
+
+
 class SshHost:
     """Debian's sshd on 127.0.0.2 for the test, with its own host key; EG logs in as this user with a test key."""
 
@@ -156,6 +173,8 @@ class Gateway:
             # EG passes a kernelspec's env over ssh too: the kernels keep off the user's history and code cache.
             spec = {**spec, "env": {**spec.get("env", {}), **kernel_env(str(self.dir))}}
             (kernels / name / "kernel.json").write_text(json.dumps(spec, indent=1))
+        # tsgpu installed on the host: `tsgpu install` builds the type checker's snapshot in the kernels' cache.
+        install_snapshot(kernel_env(str(self.dir))["TSGPU_CACHE_DIR"])
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env_extra = env or {}
@@ -276,12 +295,25 @@ class Channels:
         self.ws.close()
 
 
+def install_snapshot(cache_dir):
+    """Runs `tsgpu install` (into a throw-away prefix) for its other work: the type checker's startup snapshot,
+    built in cache_dir unless there already."""
+    d = tempfile.mkdtemp(prefix="tsgpu-spec-")
+    try:
+        subprocess.run([NODE, str(CLI), "install", "--prefix", d], check=True, stdout=subprocess.DEVNULL,
+                       env={**os.environ, "TSGPU_CACHE_DIR": cache_dir})
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def tsgpu_spec(mode_args, display):
-    """The distributed kernelspec that `tsgpu install --gateway distributed` writes, read back."""
+    """The distributed kernelspec that `tsgpu install --gateway distributed` writes, read back (the checker's
+    snapshot is built where the kernels' cache is: see Gateway)."""
     d = Path(tempfile.mkdtemp(prefix="tsgpu-spec-"))
     try:
         subprocess.run([NODE, str(CLI), "install", "--prefix", str(d), "--gateway", "distributed",
-                        "--display-name", display, *mode_args], check=True, stdout=subprocess.DEVNULL)
+                        "--display-name", display, *mode_args], check=True, stdout=subprocess.DEVNULL,
+                       env={**os.environ, "TSGPU_CHECKER_SNAPSHOT": "0"})
         return json.loads((d / "share" / "jupyter" / "kernels" / "tsgpu_distributed" / "kernel.json").read_text())
     finally:
         shutil.rmtree(d, ignore_errors=True)
