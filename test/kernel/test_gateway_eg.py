@@ -145,10 +145,13 @@ class EnterpriseGatewayTests(unittest.TestCase):
         self.assertEqual((reply["status"], out), ("ok", "back\n"))
         ch.close()
 
+        # The kernel that answered (the pid seen first may have been the shell that started it), and its checker.
+        [pid3] = kernel_processes(kid)
+        [checker3] = checker_processes(pid3)
+
         # Delete: EG ends the kernel, and no process of it is left.
         t1 = time.perf_counter()
         await gw.request("DELETE", f"/api/kernels/{kid}")
-        [checker3] = checker_processes(pid3)
         wait_for(lambda: not kernel_processes(kid), 20, f"no process of kernel {kid} (pid {pid3}) left")
         wait_for(lambda: checker3 not in checker_processes(), 15, f"the checker of the deleted kernel (pid {checker3}) to end")
         figures["delete_s"] = time.perf_counter() - t1
