@@ -16,7 +16,9 @@
  */
 import { ChildProcess, spawn, spawnSync } from "child_process";
 import { createHash } from "crypto";
-import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, statSync, unlinkSync } from "fs";
+import {
+  chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, renameSync, rmSync, statSync, unlinkSync,
+} from "fs";
 import { setPriority, tmpdir } from "os";
 import { join } from "path";
 import { cacheDir } from "./code_cache";
@@ -38,6 +40,8 @@ const kCheckerNodeFlags = ["--max-semi-space-size=32", "--no-rehash-snapshot"];
 const kSnapshotModules = ["checker_snapshot_entry.js", "checker_service.js", "cell_language.js", "project.js", "prelude.js", "matching.js"];
 /** A build lock older than this is left from a build that died. */
 const kStaleLockMs = 5 * 60_000;
+/** Snapshots kept in a cache folder (the newest; see pruneSnapshots). */
+const kSnapshotsKept = 3;
 /** Lowest scheduling priority: a background build must not slow the user's cells. */
 const kBuildNice = 19;
 
@@ -84,10 +88,25 @@ export function buildCheckerSnapshot(setup: ProjectSetup, file: string): void {
     }
     chmodSync(partial, 0o600);
     renameSync(partial, file);
+    pruneSnapshots(join(file, ".."));
   } finally {
     rmSync(partial, { force: true });
     rmSync(folder, { recursive: true, force: true });
   }
+}
+
+/**
+ * Removes all but the kSnapshotsKept newest snapshots in a cache folder:
+ * each build of the kernel (and each Node) has its own, about 45 MB, and a
+ * machine where the kernel is rebuilt would otherwise keep every one.
+ */
+function pruneSnapshots(dir: string): void {
+  try {
+    const found = readdirSync(dir).filter((f) => /^checker-[0-9a-f]{24}\.snapshot$/.test(f))
+      .map((f) => ({ path: join(dir, f), mtime: statSync(join(dir, f)).mtimeMs }))
+      .sort((a, b) => b.mtime - a.mtime);
+    for (const old of found.slice(kSnapshotsKept)) rmSync(old.path, { force: true });
+  } catch { /* another process pruned or built meanwhile: nothing to do */ }
 }
 
 /**

@@ -60,10 +60,14 @@ function channelOf(c: TypeChecker): { kind: string; pid: number | undefined } {
 }
 
 test("with a snapshot, the checker is a process of its own and gives a cell's diagnostics, completions and types", async () => {
+  // Snapshots of earlier builds: a new one leaves the two newest of them.
+  const older = [1, 2, 3, 4].map((i) => join(cache, `checker-${String(i).repeat(24)}.snapshot`));
+  older.forEach((f, i) => { writeFileSync(f, "an earlier build's"); utimesSync(f, new Date(), new Date(Date.now() - (i + 1) * 60_000)); });
   const { file, ms } = ensureCheckerSnapshot(checkerSetup(folder.dir));
   expect(ms).toBeGreaterThan(0);
   expect(existsSync(file)).toBe(true);
   expect(file.startsWith(cache)).toBe(true);
+  expect(older.map((f) => existsSync(f))).toEqual([true, true, false, false]);
   // Built once: a second call finds it.
   expect(ensureCheckerSnapshot(checkerSetup(folder.dir)).ms).toBe(0);
 
