@@ -81,41 +81,30 @@ def free_port(host="127.0.0.1"):
     return port
 
 
-def kernel_processes(kernel_id):
-    """Pids of the processes whose command line holds the kernel id (a launched kernel's does)."""
-    pids = []
+def running_processes():
+    """(pid, argv, parent pid) of every process that runs (an exited one not yet reaped does not)."""
     for d in Path("/proc").iterdir():
         if not d.name.isdigit():
             continue
         try:
-            cmd = (d / "cmdline").read_bytes().split(b"\0")
+            argv = (d / "cmdline").read_bytes().split(b"\0")
+            state, ppid = (d / "stat").read_text().rsplit(") ", 1)[1].split(" ")[:2]
         except OSError:
             continue
-        if kernel_id.encode() in cmd and int(d.name) != os.getpid():
-            try:
-                if (d / "stat").read_text().split(") ", 1)[1].startswith("Z"):
-                    continue  # exited, not yet reaped
-            except OSError:
-                continue
-            pids.append(int(d.name))
-    return pids
+        if state != "Z":
+            yield int(d.name), argv, int(ppid)
+
+
+def kernel_processes(kernel_id):
+    """Pids of the processes whose command line holds the kernel id (a launched kernel's does)."""
+    return [pid for pid, argv, _ in running_processes() if kernel_id.encode() in argv and pid != os.getpid()]
 
 
 def checker_processes(kernel_pid=None):
     """Pids of the type checker processes (started from the checker's startup snapshot) that run: the children
     of kernel_pid, or all of them. One that was orphaned (its kernel killed) counts with kernel_pid None."""
-    pids = []
-    for d in Path("/proc").iterdir():
-        if not d.name.isdigit():
-            continue
-        try:
-            cmd = (d / "cmdline").read_bytes().split(b"\0")
-            state, ppid = (d / "stat").read_text().split(") ", 1)[1].split(" ")[:2]
-        except OSError:
-            continue
-        if b"--snapshot-blob" in cmd and state != "Z" and (kernel_pid is None or int(ppid) == kernel_pid):
-            pids.append(int(d.name))
-    return pids
+    return [pid for pid, argv, ppid in running_processes()
+            if b"--snapshot-blob" in argv and (kernel_pid is None or ppid == kernel_pid)]
 
 
 class SshHost:
