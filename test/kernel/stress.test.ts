@@ -101,7 +101,7 @@ describe("soak", () => {
 
   test(`${CELLS} mixed cells: RSS and reserved memory flat after warm-up, round trips steady`, async () => {
     const rtt: number[] = [];
-    let warm = { rss: 0, reserved: 0 };
+    let warm = { rss: 0, reserved: 0, heap: 0 };
     const warmAt = Math.floor(CELLS / 5);
     // The type checker thread loads TypeScript in the background after start (~150 MiB): let it finish first.
     await k.request("complete_request", { code: "Math.ma", cursor_pos: 7 });
@@ -113,21 +113,26 @@ describe("soak", () => {
       rtt.push(Number(process.hrtime.bigint() - t0) / 1e6);
       if (i + 1 === warmAt) {
         await k.execute("gc()", { silent: true, store_history: false });
-        warm = { rss: rssBytes(k.proc!.pid!), reserved: await value(k, 'torch.memory.reserved("cpu")') };
+        warm = { rss: rssBytes(k.proc!.pid!), reserved: await value(k, 'torch.memory.reserved("cpu")'), heap: await value(k, "process.memoryUsage().heapUsed") };
       }
     }
     await k.execute("gc()", { silent: true, store_history: false });
-    const end = { rss: rssBytes(k.proc!.pid!), reserved: await value(k, 'torch.memory.reserved("cpu")') };
+    const end = { rss: rssBytes(k.proc!.pid!), reserved: await value(k, 'torch.memory.reserved("cpu")'), heap: await value(k, "process.memoryUsage().heapUsed") };
+    // What the main thread's JavaScript heap keeps per cell (records, history): a few hundred bytes.
+    const heapPerCell = (end.heap - warm.heap) / (CELLS - warmAt);
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
     const first = median(rtt.slice(warmAt, warmAt + 100)), last = median(rtt.slice(-100));
     const figures = {
       cells: CELLS, warm_up_cells: warmAt,
       rss_mib: { after_warmup: warm.rss / MiB, end: end.rss / MiB }, rss_growth: end.rss / warm.rss - 1,
       reserved_bytes: { after_warmup: warm.reserved, end: end.reserved },
+      main_heap_mib: { after_warmup: warm.heap / MiB, end: end.heap / MiB }, main_heap_bytes_per_cell: heapPerCell,
       rtt_ms_median: { first_100_after_warmup: first, last_100: last }, rtt_ratio: last / first,
+      held: { reserved_flat: end.reserved <= warm.reserved * 1.05, rss_under_5pct: end.rss < warm.rss * 1.05, rtt_within_1_2x: last <= first * 1.2 },
     };
     recordResults(CELLS >= 10_000 ? "soak" : "soak_ci", figures);
     expect(end.reserved).toBeLessThanOrEqual(warm.reserved * 1.05);
     expect(end.rss).toBeLessThan(warm.rss * 1.05);
+    expect(heapPerCell).toBeLessThan(1024);
   }, 600_000);
 });
