@@ -39,8 +39,13 @@ export interface TransportEvents {
 const kRingBytes = 1 << 20;
 /** Size of the relay ring (the worker's iopub messages: status around control requests). */
 const kRelayBytes = 1 << 20;
-/** How long a boot-time kernel_info reply waits for an iopub subscriber (whose busy/idle clients wait for). */
-const kSubscriberWaitMs = 250;
+/**
+ * How long a boot-time kernel_info reply waits for an iopub subscriber (whose busy/idle clients wait for).
+ * A client that connects as the kernel starts subscribes within a few ms of the bind, before its first
+ * kernel_info arrives; after a restart jupyter_client's subscription was not back within 250 ms, and
+ * waiting longer only delays the reply (a client that needs the status asks again, as jupyter_server does).
+ */
+const kSubscriberWaitMs = 50;
 /** How long after binding shell and iopub the socket thread starts if no kernel_info came first (ms). */
 const kWorkerDelayMs = 100;
 /** Requests held while the kernel starts, at most (more are dropped and logged). */
