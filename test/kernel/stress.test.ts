@@ -5,17 +5,12 @@
  * Sizes: TSGPU_SOAK_CELLS (default 1,000; the full run uses 10,000).
  */
 import { KernelClient } from "../../kernel/transport/client";
-import { ofType, sleep, startKernel, stdout } from "../helpers";
+import { ofType, sleep, startKernel } from "../helpers";
 import { rng, rssBytes } from "./fuzz_lib";
+import { oomStorm, value } from "./oom_storm";
 import { MiB, recordResults } from "./reliability_results";
 
 const env = { ...process.env, TSGPU_HISTORY_FILE: "none", TSGPU_CPU_MEMORY_LIMIT: "256MiB" };
-
-async function value(k: KernelClient, expr: string): Promise<any> {
-  const { reply, outputs } = await k.execute(`console.log(JSON.stringify(${expr}))`, { store_history: false });
-  if (reply.content.status !== "ok") throw new Error(`${expr}: ${reply.content.ename}: ${reply.content.evalue}`);
-  return JSON.parse(stdout(outputs).trim());
-}
 
 describe("out of memory storm", () => {
   let k: KernelClient;
@@ -25,17 +20,8 @@ describe("out of memory storm", () => {
   test("200 cells in a row that ask for more than the limit each get OutOfMemoryError; memory comes back; a normal cell runs", async () => {
     await k.execute('const kept = torch.ones([4 * 1024 * 1024], { device: "cpu" }); // 16 MiB');
     const start = await value(k, 'torch.memory.allocated("cpu")');
-    const r = rng(7);
-    const enames = new Map<string, number>();
-    for (let i = 0; i < 200; i++) {
-      // From just over the limit to four times it, some after smaller allocations that the cell disposes of.
-      const elements = Math.floor((64 + r() * 192) * 1024 * 1024) + 1;
-      const code = i % 3 === 0
-        ? `torch.empty([${elements}], { device: "cpu" });`
-        : `{ using small = torch.ones([1024 * 1024], { device: "cpu" }); torch.zeros([${elements}], { device: "cpu" }); }`;
-      const { reply } = await k.execute(code);
-      enames.set(String(reply.content.ename), (enames.get(String(reply.content.ename)) ?? 0) + 1);
-    }
+    // From just over the 256 MiB limit to four times it.
+    const enames = await oomStorm(k, { device: "cpu", capacityBytes: 256 * MiB, smallElements: 1024 * 1024, cells: 200, seed: 7 });
     expect([...enames]).toEqual([["OutOfMemoryError", 200]]);
     const after = await value(k, '({ allocated: torch.memory.allocated("cpu"), ooms: torch.memory.stats("cpu").num_ooms, sum: kept.sum().item() })');
     expect(after).toEqual({ allocated: start, ooms: 200, sum: 4 * 1024 * 1024 });

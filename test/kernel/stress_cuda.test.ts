@@ -5,8 +5,8 @@
  * value and a normal cell runs. Without a usable GPU it skips and says why.
  */
 import { KernelClient } from "../../kernel/transport/client";
-import { ofType, startKernel, stdout } from "../helpers";
-import { rng } from "./fuzz_lib";
+import { ofType, startKernel } from "../helpers";
+import { oomStorm, value } from "./oom_storm";
 import { recordResults } from "./reliability_results";
 
 jest.setTimeout(600_000);
@@ -15,12 +15,6 @@ jest.setTimeout(600_000);
 const torch = require("../../native/index");
 const reason = torch.cuda.isAvailable() ? "" : `needs a CUDA GPU: ${torch.cuda.unavailableReason()}`;
 const gpuTest = (name: string, fn: () => Promise<void>) => reason ? test.skip(`${name} (skipped: ${reason})`, () => undefined) : test(name, fn);
-
-async function value(k: KernelClient, expr: string): Promise<any> {
-  const { reply, outputs } = await k.execute(`console.log(JSON.stringify(${expr}))`, { store_history: false });
-  if (reply.content.status !== "ok") throw new Error(`${expr}: ${reply.content.ename}: ${reply.content.evalue}`);
-  return JSON.parse(stdout(outputs).trim());
-}
 
 describe("out of memory storm on cuda:0", () => {
   let k: KernelClient;
@@ -32,17 +26,7 @@ describe("out of memory storm on cuda:0", () => {
     const [, capacity] = await value(k, 'torch.cuda.memGetInfo("cuda:0")');
     expect(capacity).toBeGreaterThan(2 ** 30);
     const start = await value(k, 'torch.memory.allocated("cuda:0")');
-    const r = rng(13);
-    const enames = new Map<string, number>();
-    for (let i = 0; i < 200; i++) {
-      // float32 elements for 1.01 to 4 times the device's capacity, some after a smaller allocation the cell disposes of.
-      const elements = Math.floor((capacity / 4) * (1.01 + r() * 3));
-      const code = i % 3 === 0
-        ? `torch.empty([${elements}], { device: "cuda:0" });`
-        : `{ using small = torch.ones([16 * 1024 * 1024], { device: "cuda:0" }); torch.zeros([${elements}], { device: "cuda:0" }); }`;
-      const { reply } = await k.execute(code);
-      enames.set(String(reply.content.ename), (enames.get(String(reply.content.ename)) ?? 0) + 1);
-    }
+    const enames = await oomStorm(k, { device: "cuda:0", capacityBytes: capacity, smallElements: 16 * 1024 * 1024, cells: 200, seed: 13 });
     expect([...enames]).toEqual([["OutOfMemoryError", 200]]);
     const after = await value(k, '({ allocated: torch.memory.allocated("cuda:0"), ooms: torch.memory.stats("cuda:0").num_ooms, sum: kept.sum().item() })');
     expect(after).toEqual({ allocated: start, ooms: 200, sum: 64 * 1024 * 1024 });
