@@ -67,7 +67,7 @@ USER 1000
 WORKDIR /home/jovyan
 RUN /usr/local/bin/node /opt/tsgpu/dist/kernel/cli.js install --prefix /tmp/tsgpu-spec && rm -rf /tmp/tsgpu-spec
 # EG's pod template puts KERNEL_ID, RESPONSE_ADDRESS, PUBLIC_KEY and PORT_RANGE in the environment.
-CMD ["/usr/local/bin/node", "--expose-gc", "/opt/tsgpu/dist/kernel/cli.js", "launch"]
+CMD ["/usr/local/bin/node", "--expose-gc", "--min-semi-space-size=8", "--max-semi-space-size=8", "/opt/tsgpu/dist/kernel/cli.js", "launch"]
 
 # ---------------------------------------------------------------- singleuser: JupyterHub with KubeSpawner
 FROM kernel AS singleuser

@@ -75,7 +75,9 @@ export function boot(connection: string | ConnectionInfo): Boot {
   started.catch(() => undefined);
   const engineCue = new Promise<void>((resolve) => {
     void transport.firstReply.then(resolve);
-    transport.ownBound.then(() => { setTimeout(resolve, kEngineWaitMs); }, () => resolve());
+    // Without a client asking, load anyway; a kernel_info being answered (it may be waiting for the
+    // client's iopub subscription, which comes later after a restart) goes out first.
+    transport.ownBound.then(() => { setTimeout(() => { if (!transport.answeringEarly) resolve(); }, kEngineWaitMs); }, () => resolve());
   });
   return { info, origin, staticInfo, transport, started, events, engineCue };
 }

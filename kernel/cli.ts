@@ -7,7 +7,6 @@
  *   tsgpu run NOTEBOOK [options]     execute a notebook through the kernel
  */
 import { writeSync } from "fs";
-import { INSTALL_HELP, install, parseInstallArgs } from "./install";
 
 /**
  * Starts the type checker's process from its startup snapshot before the
@@ -60,6 +59,8 @@ async function main(argv: string[]): Promise<number> {
       return -1;
     }
     case "install": {
+      // Loaded here, not at the top: a kernel's start (the common case) does not need it.
+      const { INSTALL_HELP, install, parseInstallArgs } = await import("./install");
       const o = parseInstallArgs(args);
       if (o === "help") { process.stdout.write(INSTALL_HELP); return 0; }
       const dir = install(o);

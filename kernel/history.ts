@@ -32,6 +32,8 @@ export function ownerOnly(file: string): void {
 
 /** How much of the file's end is read to find the last session number. */
 const kTailBytes = 64 * 1024;
+/** Distinct recent inputs whose text later entries share. */
+const kRecentInputs = 64;
 /** tail's `n` when the request gives none (IPython's default). */
 const kDefaultTail = 10;
 
@@ -55,7 +57,14 @@ export class History {
     return this.sessionNumber;
   }
 
+  /** Inputs of recent entries by text: a cell run again shares its text with its earlier entries. */
+  private readonly recentInputs = new Map<string, string>();
+
   add(line: number, input: string): void {
+    const known = this.recentInputs.get(input);
+    if (known !== undefined) { input = known; this.recentInputs.delete(known); }
+    this.recentInputs.set(input, input);
+    if (this.recentInputs.size > kRecentInputs) this.recentInputs.delete(this.recentInputs.keys().next().value!);
     this.current.push({ session: this.session, line, input });
     this.persist({ s: this.session, l: line, i: input });
   }

@@ -32,9 +32,18 @@ options:
   -h, --help          show this help
 `;
 
+/**
+ * Node's flags for a kernel process: `gc()` for cells, and a young
+ * generation of one fixed size (16 MiB). V8 otherwise doubles it from 2 to
+ * 32 MiB as survivors add up over a long session, and the kernel's memory
+ * grows in steps long after it started (a 10,000-cell session grew 13 MiB
+ * at cell 7,000 this way).
+ */
+export const KERNEL_NODE_FLAGS: readonly string[] = ["--expose-gc", "--min-semi-space-size=8", "--max-semi-space-size=8"];
+
 /** The command line that starts a kernel; `{connection_file}` is filled in by Jupyter. */
 export function kernelArgv(): string[] {
-  return [process.execPath, "--expose-gc", join(ROOT, "dist", "kernel", "cli.js"), "kernel", "{connection_file}"];
+  return [process.execPath, ...KERNEL_NODE_FLAGS, join(ROOT, "dist", "kernel", "cli.js"), "kernel", "{connection_file}"];
 }
 
 function userDataDir(): string {

@@ -23,8 +23,21 @@ export interface TimelinePoint {
   devices: TimelineDevice[];
 }
 
-/** Most points kept; older ones are dropped. */
-const kMaxPoints = 10000;
+/**
+ * Most points kept (the last this many cells); older ones are dropped, so a
+ * long session's timeline costs a bounded amount of memory (about 200 bytes
+ * a point), and its chart and table stay readable.
+ */
+export const kMaxTimelinePoints = 1000;
+
+/** One string per device name, shared by every point (the runtime gives a new one each time). */
+const deviceNames = new Map<string, string>();
+function internDevice(name: string): string {
+  const known = deviceNames.get(name);
+  if (known !== undefined) return known;
+  deviceNames.set(name, name);
+  return name;
+}
 
 export class MemoryTimeline {
   readonly points: TimelinePoint[] = [];
@@ -34,9 +47,10 @@ export class MemoryTimeline {
   /** Reads every device's numbers (none before the runtime is loaded). */
   static read(runtime: RuntimeApi | undefined): TimelineDevice[] {
     if (!runtime) return [];
-    return runtime.memory.devices().map((device) => ({
-      device, allocated: runtime.memory.allocated(device), reserved: runtime.memory.reserved(device), peak: runtime.memory.maxAllocated(device),
-    }));
+    return runtime.memory.devices().map((name) => {
+      const device = internDevice(name);
+      return { device, allocated: runtime.memory.allocated(device), reserved: runtime.memory.reserved(device), peak: runtime.memory.maxAllocated(device) };
+    });
   }
 
   /**
@@ -54,7 +68,7 @@ export class MemoryTimeline {
     const devices = MemoryTimeline.read(runtime);
     const previous = this.points[this.points.length - 1];
     this.points.push({ cell, time: Date.now(), devices });
-    if (this.points.length > kMaxPoints) this.points.splice(0, this.points.length - kMaxPoints);
+    if (this.points.length > kMaxTimelinePoints) this.points.splice(0, this.points.length - kMaxTimelinePoints);
     if (!this.watch) return undefined;
     if (runtime) for (const d of devices) runtime.memory.resetPeakStats(d.device);
     return watchFooter(cell, devices, new Map((previous?.devices ?? []).map((d) => [d.device, d.allocated])));

@@ -2,12 +2,13 @@
 import { join } from "path";
 import { KernelClient, ClientOptions } from "../kernel/transport/client";
 import type { Message } from "../kernel/protocol/message";
+import { KERNEL_NODE_FLAGS } from "../kernel/install";
 
 export const ROOT = join(__dirname, "..", "..");
 export const CLI = join(ROOT, "dist", "kernel", "cli.js");
 
 export function kernelArgv(extraNodeFlags: string[] = []): string[] {
-  return [process.execPath, "--expose-gc", ...extraNodeFlags, CLI, "kernel", "{connection_file}"];
+  return [process.execPath, ...KERNEL_NODE_FLAGS, ...extraNodeFlags, CLI, "kernel", "{connection_file}"];
 }
 
 export function startKernel(options: Partial<ClientOptions> = {}): Promise<KernelClient> {

@@ -11,17 +11,24 @@ const kCachedCells = 64;
 
 export interface CachedCell {
   transpiled: TranspiledCell;
+  /** The text as typed (before magics were rewritten), and its lines: shared by the records of its runs. */
+  code: string;
+  lines: string[];
 }
 
 export class CellCache {
   private readonly entries = new Map<string, CachedCell>();
 
-  /** The entry for a cell text (kept as the most recently used), made by `make` if there is none. */
-  get(source: string, keepResult: boolean, make: () => TranspiledCell): CachedCell {
+  /**
+   * The entry for a cell text (kept as the most recently used), made by
+   * `make` if there is none. `source` is the text with magics rewritten,
+   * `code` the text as typed.
+   */
+  get(source: string, keepResult: boolean, make: () => TranspiledCell, code = source): CachedCell {
     const key = (keepResult ? "1" : "0") + source;
     let entry = this.entries.get(key);
     if (entry) this.entries.delete(key);
-    else entry = { transpiled: make() };
+    if (!entry || entry.code !== code) entry = { transpiled: entry?.transpiled ?? make(), code, lines: code.split("\n") };
     this.entries.set(key, entry);
     if (this.entries.size > kCachedCells) this.entries.delete(this.entries.keys().next().value!);
     return entry;

@@ -94,6 +94,8 @@ export function startCheckerEarly(cwd = process.cwd()): void {
 
 /** With checking off, cells that ran are analyzed (for their declarations) once no cell ran for this long. */
 const kIdleMs = 200;
+/** Most cells run with checking off that wait for the kernel to idle before they go to the checker. */
+const kBacklogCells = 64;
 /** Most cells whose diagnostics the main thread remembers. */
 const kRememberedCells = 256;
 
@@ -341,6 +343,8 @@ export class TypeChecker {
     const last = this.backlog[this.backlog.length - 1];
     if (last && last.code === code) this.backlog.pop();
     this.backlog.push({ seq, code });
+    // A kernel that never idles (cells back to back) hands them over in batches, so the backlog stays small.
+    if (this.backlog.length >= kBacklogCells) { this.flushBacklog(); return; }
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => this.flushBacklog(), kIdleMs);
     this.idleTimer.unref();

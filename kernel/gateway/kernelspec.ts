@@ -68,7 +68,7 @@ export function checkGatewayOptions(o: Partial<GatewaySpecOptions>): void {
   }
 }
 
-/** kernel.json for EG; `kernelArgv` is the local `tsgpu kernel` command line (its first three items are reused). */
+/** kernel.json for EG; `kernelArgv` is the local `tsgpu kernel` command line (its items before `kernel` are reused). */
 export function gatewayKernelSpec(o: GatewaySpecOptions, kernelArgv: string[], version: string): Record<string, unknown> {
   const launchCommand = [...kernelArgv.slice(0, kernelArgv.indexOf("kernel")), "launch"];
   const config: Record<string, unknown> = {};

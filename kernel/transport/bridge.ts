@@ -24,7 +24,7 @@ import { answer } from "../protocol/bracket";
 import { recordOutbound } from "../protocol/outbound_log";
 import { packFrames, SharedRing, unpackFrames } from "./ring";
 import {
-  FLAG_WORDS, RELAY_PENDING, STDIN_CAPACITY_BYTES, STDIN_EMPTY, STDIN_FULL, STDIN_HEADER_BYTES, ToMain, ToWorker,
+  FLAG_WORDS, RELAY_PENDING, STDIN_CAPACITY_BYTES, STDIN_EMPTY, STDIN_FULL, STDIN_HEADER_BYTES, ToMain, ToWorker, WorkerInit,
 } from "./bridge-types";
 
 export interface TransportEvents {
@@ -39,8 +39,15 @@ export interface TransportEvents {
 const kRingBytes = 1 << 20;
 /** Size of the relay ring (the worker's iopub messages: status around control requests). */
 const kRelayBytes = 1 << 20;
-/** How long a boot-time kernel_info reply waits for an iopub subscriber (whose busy/idle clients wait for). */
-const kSubscriberWaitMs = 250;
+/**
+ * How long a boot-time kernel_info reply waits for an iopub subscriber (whose busy/idle clients wait for).
+ * A client that connects as the kernel starts subscribes within a few ms of the bind, before its first
+ * kernel_info arrives; after a restart jupyter_client's subscription was not back within 250 ms, and
+ * waiting longer only delays the reply (a client that needs the status asks again, as jupyter_server does).
+ */
+const kSubscriberWaitMs = 50;
+/** How long after binding shell and iopub the socket thread starts if no kernel_info came first (ms). */
+const kWorkerDelayMs = 100;
 /** Requests held while the kernel starts, at most (more are dropped and logged). */
 const kMaxEarly = 1000;
 /** Frames for the worker travel unsigned: it signs them. */
@@ -70,6 +77,8 @@ export class Transport {
   private lastDeviceUsage = "{}";
   private workerReady: Promise<void> = Promise.resolve();
   private answeredEarly!: () => void;
+  /** A kernel_info_request came before the kernel served and is being answered (it may wait for a subscriber). */
+  answeringEarly = false;
   /** Resolves when a kernel_info_request was answered before the kernel served (the client knows it is up). */
   readonly firstReply = new Promise<void>((resolve) => { this.answeredEarly = resolve; });
   /** Resolves once shell and iopub are bound (rejects if they cannot be). */
@@ -92,16 +101,29 @@ export class Transport {
     const own = this.bindOwn(info);
     own.catch(() => undefined);
     this.ownBound = own;
-    const worker = new Worker(join(__dirname, "worker.js"), {
-      workerData: {
-        info, interruptFlag: this.interruptFlag.buffer, stdinBox: this.stdinBox, kernelInfo,
-        outRing: this.ring.buffer, relayRing: this.relay.buffer,
-        parentPid: Number(process.env.JPY_PARENT_PID) || process.ppid,
-      },
-      stdout: false, stderr: false,
-    });
+    const workerData: WorkerInit = {
+      info, interruptFlag: this.interruptFlag.buffer, stdinBox: this.stdinBox, kernelInfo,
+      outRing: this.ring.buffer, relayRing: this.relay.buffer,
+      parentPid: Number(process.env.JPY_PARENT_PID) || process.ppid,
+    };
+    // The socket thread starts once the client's first kernel_info has been answered (or kWorkerDelayMs
+    // after shell and iopub are bound if none came): starting a thread is a second Node.js to boot, and
+    // on a busy machine it would compete with the reply the client waits for. Until it binds, what a
+    // client sends on control, stdin or heartbeat waits in the client's queue.
+    const workerReady = own
+      .then(() => new Promise<void>((resolve) => { const t = setTimeout(resolve, kWorkerDelayMs); void this.firstReply.then(() => { clearTimeout(t); resolve(); }); }))
+      .then(() => this.startWorker(workerData));
+    workerReady.catch(() => undefined);
+    this.workerReady = workerReady;
+    return Promise.all([own, workerReady]).then(() => undefined);
+  }
+
+  /** Starts the socket thread; resolves once it has bound control, stdin and heartbeat. */
+  private startWorker(workerData: WorkerInit): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    const worker = new Worker(join(__dirname, "worker.js"), { workerData, stdout: false, stderr: false });
     this.worker = worker;
-    const workerReady = new Promise<void>((resolve, reject) => {
+    return new Promise<void>((resolve, reject) => {
       worker.once("error", reject);
       // A worker that ends before it is ready could not bind its sockets (it has logged why).
       worker.once("exit", (code) => reject(new Error(`cannot bind kernel sockets: the socket thread ended (exit code ${code})`)));
@@ -116,9 +138,6 @@ export class Transport {
         }
       });
     });
-    workerReady.catch(() => undefined);
-    this.workerReady = workerReady;
-    return Promise.all([own, workerReady]).then(() => undefined);
   }
 
   private async bindOwn(info: ConnectionInfo): Promise<void> {
@@ -179,6 +198,7 @@ export class Transport {
 
   /** A client polls kernel_info until the kernel is up: answer it before the engine has loaded. */
   private async answerEarlyKernelInfo(msg: Message): Promise<void> {
+    this.answeringEarly = true;
     if (!this.subscribed) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, kSubscriberWaitMs);

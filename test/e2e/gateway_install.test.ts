@@ -12,6 +12,7 @@ import { createServer } from "net";
 import { tmpdir } from "os";
 import { join } from "path";
 import { CLI, ROOT } from "../helpers";
+import { KERNEL_NODE_FLAGS } from "../../kernel/install";
 
 function install(args: string[]) {
   const prefix = mkdtempSync(join(tmpdir(), "tsgpu-gw-"));
@@ -26,8 +27,9 @@ describe("tsgpu install --gateway", () => {
     const { r, spec } = install(["--gateway", "distributed", "--remote-hosts", "gpu1,gpu2"]);
     expect(r.status).toBe(0);
     const s = spec("tsgpu_distributed");
-    expect(s.argv.slice(0, 4)).toEqual([process.execPath, "--expose-gc", CLI, "launch"]);
-    expect(s.argv.slice(4)).toEqual(PLACEHOLDERS);
+    const n = KERNEL_NODE_FLAGS.length;
+    expect(s.argv.slice(0, n + 3)).toEqual([process.execPath, ...KERNEL_NODE_FLAGS, CLI, "launch"]);
+    expect(s.argv.slice(n + 3)).toEqual(PLACEHOLDERS);
     expect(s.metadata.process_proxy).toEqual({
       class_name: "enterprise_gateway.services.processproxies.distributed.DistributedProcessProxy",
       config: { remote_hosts: "gpu1,gpu2" },

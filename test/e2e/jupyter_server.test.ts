@@ -6,6 +6,10 @@
  * rich bundle, an interrupt, and the restart leak experiment 50 times: a
  * large tensor, a restart, a new kernel that starts at zero allocated, the
  * old process gone, no orphan process, and no growth of the server's memory.
+ * On a CUDA machine (an H200 in the GPU run) the experiment is repeated with
+ * a 4 GiB tensor on cuda:0, and the device's used memory, read by another
+ * process (nvidia-smi, i.e. NVML), comes back to where it was after each
+ * restart; without a GPU that test skips and says why.
  */
 import { ChildProcess, execFileSync, spawn } from "child_process";
 import { randomBytes } from "crypto";
@@ -18,6 +22,18 @@ import { CLI, sleep } from "../helpers";
 import { MiB, recordResults } from "../kernel/reliability_results";
 
 const RESTARTS = Number(process.env.TSGPU_RESTARTS || 50);
+
+// eslint-disable-next-line @typescript-eslint/no-var-requires
+const torch = require("../../native/index");
+const noGpu = torch.cuda.isAvailable() ? "" : `needs a CUDA GPU: ${torch.cuda.unavailableReason()}`;
+
+/** cuda:0's used memory in bytes as NVML reports it to another process (nvidia-smi), or null without nvidia-smi. */
+function deviceUsedBytes(): number | null {
+  try {
+    const out = execFileSync("nvidia-smi", ["--query-gpu=memory.used", "--format=csv,noheader,nounits", "-i", "0"], { encoding: "utf8" });
+    return Number(out.trim()) * MiB;
+  } catch { return null; }
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -82,10 +98,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test(`a session: a cell, %memory's bundle, an interrupt, then ${RESTARTS} restarts with nothing leaked`, async () => {
+/** A session on the server for the tsgpu kernel, and a way to run cells in it. */
+async function openSession(path: string) {
   const kernelManager = new KernelManager({ serverSettings: settings });
   const sessions = new SessionManager({ kernelManager, serverSettings: settings });
-  const session = await sessions.startNew({ path: "soak.ipynb", type: "notebook", name: "soak.ipynb", kernel: { name: "tsgpu" } });
+  const session = await sessions.startNew({ path, type: "notebook", name: path, kernel: { name: "tsgpu" } });
   const kernel = session.kernel!;
   async function run(code: string) {
     const outputs: KernelMessage.IIOPubMessage[] = [];
@@ -94,7 +111,14 @@ test(`a session: a cell, %memory's bundle, an interrupt, then ${RESTARTS} restar
     const reply = await future.done;
     return { reply: reply.content as any, outputs };
   }
-  const result = (outs: KernelMessage.IIOPubMessage[]) => (outs.find((m) => m.header.msg_type === "execute_result")?.content as any)?.data["text/plain"];
+  const close = async () => { await session.shutdown(); session.dispose(); sessions.dispose(); kernelManager.dispose(); };
+  return { kernel, run, close };
+}
+
+const result = (outs: KernelMessage.IIOPubMessage[]) => (outs.find((m) => m.header.msg_type === "execute_result")?.content as any)?.data["text/plain"];
+
+test(`a session: a cell, %memory's bundle, an interrupt, then ${RESTARTS} restarts with nothing leaked`, async () => {
+  const { kernel, run, close } = await openSession("soak.ipynb");
 
   try {
     expect(result((await run("6 * 7")).outputs)).toBe("42");
@@ -130,11 +154,36 @@ test(`a session: a cell, %memory's bundle, an interrupt, then ${RESTARTS} restar
     // What the server holds does not grow with restarts (each old kernel is gone: checked above).
     expect(late).toBeLessThan(early * 1.1);
   } finally {
-    await session.shutdown();
-    session.dispose();
-    sessions.dispose();
-    kernelManager.dispose();
+    await close();
   }
   await sleep(1000);
   expect(kernelPids(runtimeDir)).toEqual([]);
 }, 600_000);
+
+const gpuTest = noGpu || deviceUsedBytes() === null ? test.skip : test;
+gpuTest(`${RESTARTS} restarts of a kernel holding 4 GiB on cuda:0: the device's used memory, seen from another process, comes back each time${noGpu ? ` (skipped: ${noGpu})` : deviceUsedBytes() === null ? " (skipped: nvidia-smi not found)" : ""}`, async () => {
+  const { kernel, run, close } = await openSession("restart_cuda.ipynb");
+  /** How far the device's used memory may be from where it started (the driver's own bookkeeping moves a little). */
+  const slack = 256 * MiB;
+  const usedAfter: number[] = [];
+  try {
+    const base = deviceUsedBytes()!;
+    for (let i = 0; i < RESTARTS; i++) {
+      const held = await run('const big = torch.ones([1024 * 1024 * 1024], { device: "cuda:0" }); // 4 GiB\nprocess.pid');
+      const pid = Number(result(held.outputs));
+      expect(deviceUsedBytes()!).toBeGreaterThan(base + 4 * 1024 * MiB - slack);
+      await kernel.restart();
+      expect(result((await run('torch.memory.allocated("cuda:0")')).outputs)).toBe("0");
+      expect(() => process.kill(pid, 0)).toThrow();
+      // The old process's context and memory go with it; the driver may take a moment to show it.
+      let used = deviceUsedBytes()!;
+      for (let wait = 0; wait < 50 && used > base + slack; wait++) { await sleep(100); used = deviceUsedBytes()!; }
+      usedAfter.push(used);
+      expect(used).toBeLessThan(base + slack);
+    }
+    recordResults("restarts_jupyter_server_cuda", { restarts: RESTARTS, tensor_mib_per_restart: 4096, device: "cuda:0",
+      used_mib: { before: base / MiB, after_each_restart_max: Math.max(...usedAfter) / MiB } });
+  } finally {
+    await close();
+  }
+}, 900_000);

@@ -5,17 +5,12 @@
  * Sizes: TSGPU_SOAK_CELLS (default 1,000; the full run uses 10,000).
  */
 import { KernelClient } from "../../kernel/transport/client";
-import { ofType, sleep, startKernel, stdout } from "../helpers";
+import { ofType, sleep, startKernel } from "../helpers";
 import { rng, rssBytes } from "./fuzz_lib";
+import { oomStorm, value } from "./oom_storm";
 import { MiB, recordResults } from "./reliability_results";
 
 const env = { ...process.env, TSGPU_HISTORY_FILE: "none", TSGPU_CPU_MEMORY_LIMIT: "256MiB" };
-
-async function value(k: KernelClient, expr: string): Promise<any> {
-  const { reply, outputs } = await k.execute(`console.log(JSON.stringify(${expr}))`, { store_history: false });
-  if (reply.content.status !== "ok") throw new Error(`${expr}: ${reply.content.ename}: ${reply.content.evalue}`);
-  return JSON.parse(stdout(outputs).trim());
-}
 
 describe("out of memory storm", () => {
   let k: KernelClient;
@@ -25,17 +20,8 @@ describe("out of memory storm", () => {
   test("200 cells in a row that ask for more than the limit each get OutOfMemoryError; memory comes back; a normal cell runs", async () => {
     await k.execute('const kept = torch.ones([4 * 1024 * 1024], { device: "cpu" }); // 16 MiB');
     const start = await value(k, 'torch.memory.allocated("cpu")');
-    const r = rng(7);
-    const enames = new Map<string, number>();
-    for (let i = 0; i < 200; i++) {
-      // From just over the limit to four times it, some after smaller allocations that the cell disposes of.
-      const elements = Math.floor((64 + r() * 192) * 1024 * 1024) + 1;
-      const code = i % 3 === 0
-        ? `torch.empty([${elements}], { device: "cpu" });`
-        : `{ using small = torch.ones([1024 * 1024], { device: "cpu" }); torch.zeros([${elements}], { device: "cpu" }); }`;
-      const { reply } = await k.execute(code);
-      enames.set(String(reply.content.ename), (enames.get(String(reply.content.ename)) ?? 0) + 1);
-    }
+    // From just over the 256 MiB limit to four times it.
+    const enames = await oomStorm(k, { device: "cpu", capacityBytes: 256 * MiB, smallElements: 1024 * 1024, cells: 200, seed: 7 });
     expect([...enames]).toEqual([["OutOfMemoryError", 200]]);
     const after = await value(k, '({ allocated: torch.memory.allocated("cpu"), ooms: torch.memory.stats("cpu").num_ooms, sum: kept.sum().item() })');
     expect(after).toEqual({ allocated: start, ooms: 200, sum: 4 * 1024 * 1024 });
@@ -101,7 +87,7 @@ describe("soak", () => {
 
   test(`${CELLS} mixed cells: RSS and reserved memory flat after warm-up, round trips steady`, async () => {
     const rtt: number[] = [];
-    let warm = { rss: 0, reserved: 0 };
+    let warm = { rss: 0, reserved: 0, heap: 0 };
     const warmAt = Math.floor(CELLS / 5);
     // The type checker (a process from its snapshot, or a thread) loads in the background after start (~150 MiB): let it finish first.
     await k.request("complete_request", { code: "Math.ma", cursor_pos: 7 });
@@ -113,21 +99,26 @@ describe("soak", () => {
       rtt.push(Number(process.hrtime.bigint() - t0) / 1e6);
       if (i + 1 === warmAt) {
         await k.execute("gc()", { silent: true, store_history: false });
-        warm = { rss: rssBytes(k.proc!.pid!), reserved: await value(k, 'torch.memory.reserved("cpu")') };
+        warm = { rss: rssBytes(k.proc!.pid!), reserved: await value(k, 'torch.memory.reserved("cpu")'), heap: await value(k, "process.memoryUsage().heapUsed") };
       }
     }
     await k.execute("gc()", { silent: true, store_history: false });
-    const end = { rss: rssBytes(k.proc!.pid!), reserved: await value(k, 'torch.memory.reserved("cpu")') };
+    const end = { rss: rssBytes(k.proc!.pid!), reserved: await value(k, 'torch.memory.reserved("cpu")'), heap: await value(k, "process.memoryUsage().heapUsed") };
+    // What the main thread's JavaScript heap keeps per cell (records, history): a few hundred bytes.
+    const heapPerCell = (end.heap - warm.heap) / (CELLS - warmAt);
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
     const first = median(rtt.slice(warmAt, warmAt + 100)), last = median(rtt.slice(-100));
     const figures = {
       cells: CELLS, warm_up_cells: warmAt,
       rss_mib: { after_warmup: warm.rss / MiB, end: end.rss / MiB }, rss_growth: end.rss / warm.rss - 1,
       reserved_bytes: { after_warmup: warm.reserved, end: end.reserved },
+      main_heap_mib: { after_warmup: warm.heap / MiB, end: end.heap / MiB }, main_heap_bytes_per_cell: heapPerCell,
       rtt_ms_median: { first_100_after_warmup: first, last_100: last }, rtt_ratio: last / first,
+      held: { reserved_flat: end.reserved <= warm.reserved * 1.05, rss_under_5pct: end.rss < warm.rss * 1.05, rtt_within_1_2x: last <= first * 1.2 },
     };
     recordResults(CELLS >= 10_000 ? "soak" : "soak_ci", figures);
     expect(end.reserved).toBeLessThanOrEqual(warm.reserved * 1.05);
     expect(end.rss).toBeLessThan(warm.rss * 1.05);
+    expect(heapPerCell).toBeLessThan(1024);
   }, 600_000);
 });
