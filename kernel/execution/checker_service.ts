@@ -51,12 +51,21 @@ export function lowerCheckerPriority(): void {
 const kCollectEvery = 32;
 const kCollectIdleMs = 1000;
 
-/** A full collection of this heap (`gc` is there when the process runs with --expose-gc). */
-const collectGarbage: (() => void) | undefined = (() => {
-  const g = (globalThis as { gc?: () => void }).gc;
-  if (g) return g;
-  try { setFlagsFromString("--expose-gc"); return runInNewContext("gc") as () => void; } catch { return undefined; }
-})();
+/**
+ * A full collection of this heap (`gc` is there when the process runs with
+ * --expose-gc). Looked up at the first collection, never while the startup
+ * snapshot is built: a V8 flag set then would make the snapshot refuse to load.
+ */
+let gcFunction: (() => void) | null | undefined;
+function collectGarbage(): void {
+  if (gcFunction === undefined) {
+    gcFunction = (globalThis as { gc?: () => void }).gc ?? null;
+    if (!gcFunction) {
+      try { setFlagsFromString("--expose-gc"); gcFunction = runInNewContext("gc") as () => void; } catch { gcFunction = null; }
+    }
+  }
+  gcFunction?.();
+}
 
 /**
  * Serves the kernel's requests. `start` makes the language service (the
@@ -73,7 +82,7 @@ export function serveChecker(link: CheckerLink, start: () => CellLanguage, after
   const collect = (): void => {
     if (idleCollect) { clearTimeout(idleCollect); idleCollect = undefined; }
     sinceCollect = 0;
-    collectGarbage?.();
+    collectGarbage();
   };
   /** Counts a request that built a program; collects when enough did, or once the queue stays empty. */
   const countProgram = (): void => {
