@@ -102,19 +102,22 @@ function checkIndexValues(op: string, index: Tensor, size: number): void {
   }
 }
 
+/** Runs fn with an int64 copy of an int32 index (the kernels read int64 indices), disposed after. */
+function withInt64Index(index: Tensor, fn: (wide: Tensor) => Tensor): Tensor {
+  const wide = castTo(index, 'int64');
+  try {
+    return fn(wide);
+  } finally {
+    wide.dispose();
+  }
+}
+
 /** out[i][j] = t[index[i][j]][j] (dim 0), etc.; out has index's shape. */
 export function gather(t: Tensor, dim: number, index: Tensor): Tensor {
   checkTensor('gather', 'self', t);
   checkTensor('gather', 'index', index);
-  if (index.dtype === 'int32') {
-    // PyTorch 2's gather takes int32 indices too (1.13 refused them).
-    const wide = castTo(index, 'int64');
-    try {
-      return gather(t, dim, wide);
-    } finally {
-      wide.dispose();
-    }
-  }
+  // PyTorch 2's gather takes int32 indices too (1.13 refused them).
+  if (index.dtype === 'int32') return withInt64Index(index, (wide) => gather(t, dim, wide));
   const d = t.ndim === 0 ? 0 : t.normDim(dim, 'gather');
   checkIndexValues('gather', index, t.ndim === 0 ? 1 : t.shape[d]);
   return runInto(emptyTensor(index.shape.slice(), t.dtype, t.device), (out) => runOp('gather', [out], [t, index], { dim: d }));
@@ -125,15 +128,8 @@ export function indexSelect(t: Tensor, dim: number, index: Tensor): Tensor {
   checkTensor('indexSelect', 'self', t);
   checkTensor('indexSelect', 'index', index);
   if (index.ndim > 1) argError('indexSelect', 'a 1-D index', 'index', formatShape(index.shape));
-  if (index.dtype === 'int32') {
-    // PyTorch's index_select takes int32 indices too.
-    const wide = castTo(index, 'int64');
-    try {
-      return indexSelect(t, dim, wide);
-    } finally {
-      wide.dispose();
-    }
-  }
+  // PyTorch's index_select takes int32 indices too.
+  if (index.dtype === 'int32') return withInt64Index(index, (wide) => indexSelect(t, dim, wide));
   const d = t.ndim === 0 ? 0 : t.normDim(dim, 'indexSelect');
   checkIndexValues('indexSelect', index, t.ndim === 0 ? 1 : t.shape[d]);
   if (t.ndim === 0) return t.clone();
