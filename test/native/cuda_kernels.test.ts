@@ -9,6 +9,7 @@ import * as torch from '../../native/index';
 import { indexCases } from './op_cases/index';
 import { mathCases } from './op_cases/math';
 import { reduceCases } from './op_cases/reduce';
+import { vectorLoopCases } from './op_cases/vector_loops';
 import { RefCase, TOLERANCE, worstExcess } from './torch_reference';
 
 const available = torch.cuda.isAvailable();
@@ -44,7 +45,7 @@ function compareOnCuda(c: RefCase): void {
   }
 }
 
-for (const [group, cases] of Object.entries({ ...mathCases, ...reduceCases, ...indexCases })) {
+for (const [group, cases] of Object.entries({ ...mathCases, ...reduceCases, ...indexCases, ...vectorLoopCases })) {
   describe(`cuda vs cpu: ${group}`, () => {
     for (const c of cases) {
       if (c.error) continue;  // refusals are checked on cpu (and are device independent)
