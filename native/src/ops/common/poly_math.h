@@ -165,8 +165,8 @@ TSGPU_HD float onePlusErf(float z) {
   erfc = az > 4.5f ? 0.0f : erfc;
   const float outer = z > 0.0f ? 2.0f - erfc : erfc;
   // Below -1/2 the sum 1 + z P(z^2) would cancel: the erfc form is used there.
-  const bool useInner = z > 0.0f ? az < 1.0f : az < 0.5f;
-  return useInner ? inner : outer;
+  const float innerLimit = z > 0.0f ? 1.0f : 0.5f;
+  return az < innerLimit ? inner : outer;
 }
 
 /** gelu(x) = x/2 (1 + erf(x / sqrt 2)). */
