@@ -11,6 +11,7 @@ import { indexCases } from './op_cases/index';
 import { mathCases } from './op_cases/math';
 import { nnCases } from './op_cases/nn';
 import { reduceCases } from './op_cases/reduce';
+import { vectorLoopCases } from './op_cases/vector_loops';
 import { RefCase, TOLERANCE, worstExcess } from './torch_reference';
 
 const available = torch.cuda.isAvailable();
@@ -52,7 +53,7 @@ function compareOnCuda(c: RefCase): void {
   }
 }
 
-for (const [group, cases] of Object.entries({ ...mathCases, ...reduceCases, ...indexCases, ...nnCases, ...apiCases })) {
+for (const [group, cases] of Object.entries({ ...mathCases, ...reduceCases, ...indexCases, ...nnCases, ...apiCases, ...vectorLoopCases })) {
   describe(`cuda vs cpu: ${group}`, () => {
     for (const c of cases) {
       if (c.error) continue;  // refusals are checked on cpu (and are device independent)

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "base/host_device.h"
+#include "ops/common/poly_math.h"
 
 namespace tsgpu {
 namespace philox {
@@ -69,28 +70,44 @@ TSGPU_HD void uniform4(uint64_t seed, uint64_t blk, float out[4]) {
   for (int k = 0; k < 4; ++k) out[k] = toUniformFloat(w[k]);
 }
 
+/** Box–Muller's two uniforms from two words: u1 in (0, 1) (its log is finite), u2 in [0, 1). */
+template <typename T>
+TSGPU_HD void boxMullerUniforms(uint32_t w1, uint32_t w2, T* u1, T* u2) {
+  *u1 = (static_cast<T>(static_cast<int32_t>(w1 >> 8)) + T(0.5)) * T(1.0 / 16777216.0);
+  *u2 = static_cast<T>(static_cast<int32_t>(w2 >> 8)) * T(1.0 / 16777216.0);
+}
+
 /**
- * Standard normals for the four counters of `blk` by Box–Muller: lanes
- * (0, 1) and (2, 3) each share two uniforms (cos and sin branch). The same
- * float arithmetic on cpu and cuda, so the values agree up to the last bits
- * of logf/sinf/cosf.
+ * The standard normals of words (w1, w2) by Box–Muller, both branches:
+ * r cos(2 pi u2) and r sin(2 pi u2), r = sqrt(-2 log u1). In float the
+ * log and the sine/cosine are poly_math.h's, the same on cpu (scalar and
+ * vectorized) and cuda; in double they are the C library's.
  */
+TSGPU_HD void boxMuller(uint32_t w1, uint32_t w2, float* z1, float* z2) {
+  float u1, u2, s, c;
+  boxMullerUniforms(w1, w2, &u1, &u2);
+  const float r = sqrtf(-2.0f * pm::logPositive(u1));
+  pm::sincos2pi(u2, &s, &c);
+  *z1 = r * c;
+  *z2 = r * s;
+}
+
+TSGPU_HD void boxMuller(uint32_t w1, uint32_t w2, double* z1, double* z2) {
+  double u1, u2;
+  boxMullerUniforms(w1, w2, &u1, &u2);
+  const double r = ::sqrt(-2.0 * ::log(u1));
+  const double theta = 6.283185307179586476925 * u2;
+  *z1 = r * ::cos(theta);
+  *z2 = r * ::sin(theta);
+}
+
+/** Standard normals for the four counters of `blk`: lanes (0, 1) and (2, 3) each share two words. */
 template <typename T>
 TSGPU_HD void normal4(uint64_t seed, uint64_t blk, T out[4]) {
-  using std::cos;
-  using std::log;
-  using std::sin;
-  using std::sqrt;
   uint32_t w[4];
   block(seed, blk, w);
-  for (int p = 0; p < 4; p += 2) {
-    const T u1 = (static_cast<T>(w[p] >> 8) + T(0.5)) * T(1.0 / 16777216.0);  // (0, 1): log is finite
-    const T u2 = static_cast<T>(w[p + 1] >> 8) * T(1.0 / 16777216.0);
-    const T r = sqrt(T(-2) * log(u1));
-    const T theta = T(6.283185307179586476925) * u2;
-    out[p] = r * cos(theta);
-    out[p + 1] = r * sin(theta);
-  }
+  boxMuller(w[0], w[1], &out[0], &out[1]);
+  boxMuller(w[2], w[3], &out[2], &out[3]);
 }
 
 }  // namespace philox

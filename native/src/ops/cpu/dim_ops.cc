@@ -1,8 +1,15 @@
 // softmax, logSoftmax and cumsum on cpu: rows split over the thread pool;
-// each row is read in the compute type (float for half/bfloat16).
+// each row is read in the compute type (float for half/bfloat16). Softmax
+// rows of float dtypes run the fused vector loop (vec_kernels.h: max, then
+// exp and sum in one pass, then the scale); float64 the scalar one.
+#include <type_traits>
+#include <vector>
+
 #include "ops/common/dim_kernels.h"
 #include "ops/common/scalar_math.h"
 #include "ops/common/strided_walker.h"
+#include "ops/cpu/vec_bulk.h"
+#include "ops/cpu/vec_kernels.h"
 #include "runtime/thread_pool.h"
 
 namespace tsgpu {
@@ -23,6 +30,22 @@ struct CpuDim {
   static void softmax(const OpCall& call, const DimPlan& p, T* out, const T* in) {
     using M = OpMathType<T>;
     const int64_t n = p.len, is = p.inStride, os = p.outStride;
+    if constexpr (cpu::kFloatStorage<T>) {
+      // float32, float16, bfloat16: the vector loop on each row, gathered into a float buffer
+      // unless it is a contiguous float32 row.
+      const bool direct = std::is_same<T, float>::value && is == 1 && os == 1;
+      forEachRow(call, p, [&](int64_t oo, int64_t io) {
+        const T* x = in + io;
+        T* y = out + oo;
+        if (direct) return vec::vecKernels().softmaxRow(reinterpret_cast<const float*>(x), reinterpret_cast<float*>(y), n, Log);
+        thread_local std::vector<float> buf;
+        buf.resize(static_cast<size_t>(n));
+        for (int64_t j = 0; j < n; ++j) buf[j] = static_cast<float>(x[j * is]);
+        vec::vecKernels().softmaxRow(buf.data(), buf.data(), n, Log);
+        for (int64_t j = 0; j < n; ++j) y[j * os] = static_cast<T>(buf[j]);
+      });
+      return;
+    }
     forEachRow(call, p, [&](int64_t oo, int64_t io) {
       const T* x = in + io;
       T* y = out + oo;

@@ -3,15 +3,19 @@
 // (OpMathType: float for Half/BFloat16) and stored back converted. Fully
 // contiguous operands take a flat loop the compiler vectorizes; rows whose
 // inner strides are all 1 do too; anything else walks element by element.
+// Functors with a vector loop (vec_bulk.h) run it on contiguous float runs.
 #pragma once
 
 #include <cstdint>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "ops/common/engine.h"
 #include "ops/common/operands.h"
 #include "ops/common/strided_walker.h"
+#include "ops/cpu/vec_bulk.h"
 #include "runtime/op_registry.h"
 #include "runtime/thread_pool.h"
 
@@ -28,6 +32,10 @@ template <typename Out, typename... In, typename F, size_t... I>
 void contiguousRun(char* const* base, int64_t begin, int64_t n, const F& f, std::index_sequence<I...>) {
   Out* o = reinterpret_cast<Out*>(base[0]) + begin;
   const char* const in[] = {base[I + 1]..., nullptr};
+  if constexpr (sizeof...(In) == 1 && VecBulk<F>::kHas && kFloatStorage<Out> &&
+                std::is_same<std::tuple<In...>, std::tuple<Out>>::value) {
+    return runBulk<F>(reinterpret_cast<const Out*>(in[0]) + begin, o, n);
+  }
   for (int64_t i = 0; i < n; ++i)
     o[i] = static_cast<Out>(f(static_cast<OpMathType<In>>(reinterpret_cast<const In*>(in[I])[begin + i])...));
 }

@@ -1,16 +1,21 @@
 // uniform, normal and randint on cpu from the Philox counters of the call:
 // row-major element i of the output uses counter offset + i, whatever the
 // output's strides, so cpu and cuda (ops/cuda/random.cu) give the same numbers.
+// A contiguous float32 normal (randn) takes the vector loop of vec_kernels.h
+// on the thread pool; the values are those of philox::normal4.
 #include <cmath>
 
 #include "ops/common/philox.h"
+#include "ops/cpu/vec_kernels.h"
 #include "ops/view_index.h"
 #include "runtime/op_registry.h"
+#include "runtime/thread_pool.h"
 
 namespace tsgpu {
 namespace {
 
 constexpr int64_t kChunk = 1 << 20;  // elements between interrupt checks (a multiple of 4)
+constexpr int64_t kGroup = 4096;     // elements of the smallest parallel piece (a multiple of 4)
 
 /** Writes gen(block, values[4]) into the output, four elements per Philox block. */
 template <typename T, typename M, typename Gen>
@@ -47,8 +52,31 @@ void uniformCpu(OpCall& call) {
   });
 }
 
+/** normal into a contiguous float32 output: the vector loop, ranges split over the thread pool. */
+void normalDenseFloat(OpCall& call, float mean, float std) {
+  const TensorView& out = call.out(0);
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  const RandomCounters rc = call.randomCounters(static_cast<uint64_t>(n));
+  const uint64_t firstBlock = rc.offset >> 2;
+  float* o = out.data<float>();
+  const int64_t groups = (n + kGroup - 1) / kGroup;
+  const vec::VecKernels& k = vec::vecKernels();
+  parallel_for(0, groups, kChunk / kGroup, [&](int64_t g0, int64_t g1) {
+    for (int64_t g = g0; g < g1; g += kChunk / kGroup) {
+      call.checkInterrupt();
+      const int64_t b = g * kGroup;
+      const int64_t gEnd = g + kChunk / kGroup < g1 ? g + kChunk / kGroup : g1;
+      const int64_t e = gEnd * kGroup < n ? gEnd * kGroup : n;
+      k.normal(rc.seed, firstBlock + static_cast<uint64_t>(b >> 2), o + b, e - b, mean, std);
+    }
+  });
+}
+
 void normalCpu(OpCall& call) {
   const double mean = call.attrDouble("mean"), std = call.attrDouble("std");
+  if (call.out(0).dtype == DType::kFloat32 && call.out(0).isContiguous())
+    return normalDenseFloat(call, static_cast<float>(mean), static_cast<float>(std));
   visitDType(call.out(0).dtype, [&](auto tag) {
     using T = decltype(tag);
     using M = OpMathType<T>;

@@ -3,21 +3,30 @@
 // outputs. Few outputs with many elements each (a full sum): each output's
 // elements are split into chunks whose partials combine in chunk order
 // (deterministic for a thread count). Unit-stride runs use eight interleaved
-// accumulators so the adds pipeline.
+// accumulators so the adds pipeline; float32 sum and mean runs take the vector
+// loop (vec_kernels.h).
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "ops/common/engine.h"
 #include "ops/common/reduce_plan.h"
 #include "ops/common/reduce_store.h"
+#include "ops/common/reducers.h"
 #include "ops/common/strided_walker.h"
+#include "ops/cpu/vec_kernels.h"
 #include "runtime/op_registry.h"
 #include "runtime/thread_pool.h"
 
 namespace tsgpu {
 namespace ops {
 namespace cpu {
+
+/** sum and mean of float32 (double accumulators) take the vector loop of vec_kernels.h on unit-stride runs. */
+template <typename T, typename R>
+constexpr bool kVecSum = std::is_same<T, float>::value &&
+                         (std::is_same<R, red::Sum<float>>::value || std::is_same<R, red::Mean<float>>::value);
 
 /** Folds inner elements [b, e) of the output whose input elements start at `base`. */
 template <typename T, typename R>
@@ -29,6 +38,13 @@ typename R::Acc foldRange(const R& r, const IterPlan& inner, const T* base, int6
   const int64_t s = inner.innerStride(0);
   walkRows<1>(inner, b, e, [&](const int64_t* off, int64_t count) {
     const T* x = base + off[0];
+    if constexpr (kVecSum<T, R>) {
+      if (s == 1) {
+        acc = r.combine(acc, vec::vecKernels().sum(reinterpret_cast<const float*>(x), count));
+        pos += count;
+        return;
+      }
+    }
     int64_t j = 0;
     if (s == 1 && count >= 32) {
       constexpr int kLanes = 8;  // independent chains: enough to hide the add latency

@@ -1,0 +1,185 @@
+// Branch-free float32 math written with polynomials, so that a loop over it
+// vectorizes (the cpu kernels of ops/cpu/vec_kernels.inc) and so that cpu
+// and cuda compute the same values (philox.h's Box–Muller uses log and
+// sincos2pi on both). Every function is within about two float32 ulps of
+// the exact value over its whole domain (test/native/cpp/poly_math_test.cc
+// measures it against double precision), keeps NaN, and saturates as the
+// exact function does: exp overflows to inf and underflows through the
+// subnormals to 0. The coefficients are least-squares fits on Chebyshev
+// nodes, rounded to float.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "base/host_device.h"
+
+namespace tsgpu {
+namespace pm {
+
+TSGPU_HD uint32_t bitsOf(float x) {
+#ifdef __CUDA_ARCH__
+  return static_cast<uint32_t>(__float_as_uint(x));
+#else
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+#endif
+}
+
+TSGPU_HD float fromBits(uint32_t u) {
+#ifdef __CUDA_ARCH__
+  return __uint_as_float(u);
+#else
+  float x;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+#endif
+}
+
+/** 1.5 * 2^23: adding and subtracting it rounds a float of magnitude < 2^22 to the nearest integer. */
+constexpr float kRoundMagic = 12582912.0f;
+
+/** |x| (clears the sign bit; NaN stays NaN). */
+TSGPU_HD float absf(float x) { return fromBits(bitsOf(x) & 0x7fffffffu); }
+
+/**
+ * exp(a + b) where a + b need not be representable: b is a correction of a
+ * (the low part of a sum or product) or any value of magnitude below about
+ * 4; the reduction subtracts n ln2 from a exactly and adds b after. exp(x)
+ * is expParts(x, 0).
+ */
+TSGPU_HD float expParts(float a, float b) {
+  const float s = a + b;
+  float c = s > 88.8f ? 88.8f : s;  // beyond, exp overflows; keeps 2^n's exponent in range
+  c = c < -104.0f ? -104.0f : c;    // below the smallest subnormal; NaN passes both
+  const float t = c * 1.44269504088896341f + kRoundMagic;
+  const float n = t - kRoundMagic;
+  const int32_t ni = static_cast<int32_t>(bitsOf(t) - bitsOf(kRoundMagic));  // n as an integer
+  // a - n ln2 in two steps (ln2's leading bits times n, and a minus that, are exact), then b.
+  float r = a - n * 0.693145751953125f;
+  r = r - n * 1.428606765330187045e-06f;
+  r = r + b;
+  float p = 1.98264955543e-4f;
+  p = p * r + 1.39460212085e-3f;
+  p = p * r + 8.33342969418e-3f;
+  p = p * r + 4.16662693024e-2f;
+  p = p * r + 1.66666656733e-1f;
+  p = p * r + 0.5f;
+  p = p * (r * r) + r + 1.0f;
+  // 2^n as two factors, each a normal float, so that 2^-150 .. 2^128 all work.
+  const int32_t n1 = ni >> 1;
+  const int32_t n2 = ni - n1;
+  const float s1 = fromBits(static_cast<uint32_t>(n1 + 127) << 23);
+  const float s2 = fromBits(static_cast<uint32_t>(n2 + 127) << 23);
+  const float v = s > 88.8f ? INFINITY : p * s1 * s2;
+  return s < -104.0f ? 0.0f : v;
+}
+
+/** exp(x). */
+TSGPU_HD float exp(float x) { return expParts(x, 0.0f); }
+
+/** log(x) for positive normal x (the uniforms of Box–Muller; no subnormal, zero or negative input). */
+TSGPU_HD float logPositive(float x) {
+  const uint32_t u = bitsOf(x);
+  int32_t e = static_cast<int32_t>(u >> 23) - 127;
+  float m = fromBits((u & 0x007fffffu) | 0x3f800000u);  // [1, 2)
+  const bool high = m > 1.41421356237f;
+  m = high ? m * 0.5f : m;  // [sqrt(1/2), sqrt(2))
+  e += high ? 1 : 0;
+  const float f = m - 1.0f;
+  const float ef = static_cast<float>(e);
+  float p = -7.36286789179e-2f;
+  p = p * f + 1.26203268766e-1f;
+  p = p * f + -1.32021039724e-1f;
+  p = p * f + 1.42271146178e-1f;
+  p = p * f + -1.66213706136e-1f;
+  p = p * f + 1.99998259544e-1f;
+  p = p * f + -2.50008523464e-1f;
+  p = p * f + 3.33333551884e-1f;
+  const float f2 = f * f;
+  const float tail = ef * 1.428606765330187045e-06f + (f2 * f * p - 0.5f * f2);
+  return (tail + f) + ef * 0.693145751953125f;
+}
+
+/** sin(2 pi u) and cos(2 pi u): the reduction to [-1/8, 1/8] of a turn is exact for |u| < 2^20. */
+TSGPU_HD void sincos2pi(float u, float* s, float* c) {
+  const float t = u * 4.0f + kRoundMagic;
+  const float q = t - kRoundMagic;
+  const uint32_t quadrant = bitsOf(t) - bitsOf(kRoundMagic);
+  const float r = u - q * 0.25f;  // [-1/8, 1/8]
+  const float r2 = r * r;
+  float ps = -75.4305725098f;
+  ps = ps * r2 + 81.5933151245f;
+  ps = ps * r2 + -41.3416671753f;
+  ps = ps * r2 + 6.28318548203f;
+  const float sr = ps * r;
+  float pc = 59.1900215149f;
+  pc = pc * r2 + -85.4425277710f;
+  pc = pc * r2 + 64.9393234253f;
+  pc = pc * r2 + -19.7392082214f;
+  const float cr = pc * r2 + 1.0f;
+  // Turn by quadrant quarter turns: (sin, cos) -> (cos, -sin) -> (-sin, -cos) -> (-cos, sin).
+  const bool swap = (quadrant & 1u) != 0;
+  const float sv = swap ? cr : sr;
+  const float cv = swap ? sr : cr;
+  *s = (quadrant & 2u) != 0 ? -sv : sv;
+  *c = ((quadrant + 1u) & 2u) != 0 ? -cv : cv;
+}
+
+/**
+ * 1 + erf(z), accurate in relative terms also where erf(z) is near -1:
+ * 1 + z P(z^2) on [-1/2, 1], and outside it erfc(|z|) = exp(-z^2 + Q(|z|))
+ * (Q fitted on [1/2, 4.5]; erfc is taken as 0 beyond 4.5, where it is below 2e-10).
+ */
+TSGPU_HD float onePlusErf(float z) {
+  const float az = absf(z);
+  const float z2 = z * z;
+  float pa = -5.66799542867e-4f;
+  pa = pa * z2 + 4.92742005736e-3f;
+  pa = pa * z2 + -2.67208945006e-2f;
+  pa = pa * z2 + 1.12805791199e-1f;
+  pa = pa * z2 + -3.76123905182e-1f;
+  pa = pa * z2 + 1.12837910652f;
+  const float inner = 1.0f + z * pa;
+  float b = az < 0.5f ? 0.5f : az;
+  b = b > 4.5f ? 4.5f : b;
+  // b^2 = hi + lo exactly: hi from b's leading 12 bits.
+  const float bh = fromBits(bitsOf(b) & 0xfffff000u);
+  const float hi = bh * bh;
+  const float lo = (b + bh) * (b - bh);
+  const float t = b - 2.5f;
+  float q = -6.93129180718e-8f;
+  q = q * t + 3.84226552796e-8f;
+  q = q * t + 2.04525304071e-6f;
+  q = q * t + -1.36367552841e-5f;
+  q = q * t + 7.64366341173e-5f;
+  q = q * t + -4.19298652560e-4f;
+  q = q * t + 2.16604559682e-3f;
+  q = q * t + -1.08592798933e-2f;
+  q = q * t + 5.61060681939e-2f;
+  q = q * t + -3.52680504322e-1f;
+  q = q * t + -1.55681526661f;
+  float erfc = expParts(-hi, q - lo);
+  erfc = az > 4.5f ? 0.0f : erfc;
+  const float outer = z > 0.0f ? 2.0f - erfc : erfc;
+  // Below -1/2 the sum 1 + z P(z^2) would cancel: the erfc form is used there.
+  const float innerLimit = z > 0.0f ? 1.0f : 0.5f;
+  return az < innerLimit ? inner : outer;
+}
+
+/** gelu(x) = x/2 (1 + erf(x / sqrt 2)). */
+TSGPU_HD float geluErf(float x) { return 0.5f * x * onePlusErf(x * 0.707106781186547524f); }
+
+/**
+ * gelu's tanh approximation x/2 (1 + tanh(y)), y = sqrt(2/pi) (x + 0.044715 x^3),
+ * written as x / (1 + exp(-2y)), which has no cancellation where tanh(y) is near -1.
+ */
+TSGPU_HD float geluTanh(float x) {
+  const float y = 0.797884560802865356f * (x + 0.044715f * x * x * x);
+  return x / (1.0f + exp(-2.0f * y));
+}
+
+}  // namespace pm
+}  // namespace tsgpu

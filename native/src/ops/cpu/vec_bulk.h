@@ -1,0 +1,62 @@
+// Elementwise functors with a vectorized cpu loop (vec_kernels.h): the cpu
+// engine (elementwise.h) hands a contiguous run of float32 to the loop, and
+// a run of float16/bfloat16 through a float buffer, so every float dtype and
+// layout gets the same values. Other functors and float64 keep the scalar loop.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "base/dtype.h"
+#include "ops/common/unary_functors.h"
+#include "ops/cpu/vec_kernels.h"
+
+namespace tsgpu {
+namespace ops {
+namespace cpu {
+
+/** VecBulk<F>::run(x, y, n) computes y = F(x) over n floats, when kHas. */
+template <typename F>
+struct VecBulk {
+  static constexpr bool kHas = false;
+};
+
+template <>
+struct VecBulk<fn::GeluExact> {
+  static constexpr bool kHas = true;
+  static void run(const float* x, float* y, int64_t n) { vec::vecKernels().geluErf(x, y, n); }
+};
+
+template <>
+struct VecBulk<fn::GeluTanh> {
+  static constexpr bool kHas = true;
+  static void run(const float* x, float* y, int64_t n) { vec::vecKernels().geluTanh(x, y, n); }
+};
+
+/** float32 and the 16-bit floats, which compute in float. */
+template <typename T>
+constexpr bool kFloatStorage =
+    std::is_same<T, float>::value || std::is_same<T, Half>::value || std::is_same<T, BFloat16>::value;
+
+/** Elements of a 16-bit float run converted per step. */
+constexpr int64_t kBulkBuffer = 1024;
+
+/** y[i] = F(x[i]) for a contiguous run of element type T (float or 16-bit float), with F's vector loop. */
+template <typename F, typename T>
+void runBulk(const T* x, T* y, int64_t n) {
+  if constexpr (std::is_same<T, float>::value) {
+    VecBulk<F>::run(x, y, n);
+  } else {
+    float buf[kBulkBuffer];
+    for (int64_t b = 0; b < n; b += kBulkBuffer) {
+      const int64_t m = n - b < kBulkBuffer ? n - b : kBulkBuffer;
+      for (int64_t i = 0; i < m; ++i) buf[i] = static_cast<float>(x[b + i]);
+      VecBulk<F>::run(buf, buf, m);
+      for (int64_t i = 0; i < m; ++i) y[b + i] = static_cast<T>(buf[i]);
+    }
+  }
+}
+
+}  // namespace cpu
+}  // namespace ops
+}  // namespace tsgpu

@@ -1,0 +1,109 @@
+// poly_math.h against double precision: exp over its whole range (overflow,
+// the subnormals, inf and NaN), log of every Box–Muller uniform, sin/cos of
+// every Box–Muller angle, gelu (erf and tanh) over [-12, 12] and at the edges.
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+
+#include "../harness.h"
+#include "ops/common/poly_math.h"
+
+using namespace tsgpu;
+
+namespace {
+
+/** Fails with the worst case when the relative error exceeds `bound`. */
+void checkWorst(const char* what, double worst, double at, double bound) {
+  if (worst > bound) {
+    std::ostringstream os;
+    os << what << ": relative error " << worst << " at " << at << " exceeds " << bound;
+    harness::fail(__FILE__, __LINE__, os.str());
+  }
+}
+
+constexpr double kUlp = 5.960464477539063e-8;  // 2^-24
+
+}  // namespace
+
+TEST(poly_exp_within_two_ulps_and_saturates) {
+  double worst = 0, at = 0;
+  for (float x = -87.0f; x < 88.7f; x += 7.7e-4f) {
+    const double ref = std::exp(static_cast<double>(x));
+    const double e = std::fabs(pm::exp(x) - ref) / ref;
+    if (e > worst) worst = e, at = x;
+  }
+  checkWorst("exp", worst, at, 2 * kUlp);
+  CHECK(std::isinf(pm::exp(88.8f)) && std::isinf(pm::exp(1e30f)) && std::isinf(pm::exp(INFINITY)));
+  CHECK(pm::exp(-104.5f) == 0.0f && pm::exp(-1e30f) == 0.0f && pm::exp(-INFINITY) == 0.0f);
+  CHECK(std::isnan(pm::exp(NAN)));
+  CHECK(pm::exp(0.0f) == 1.0f);
+  // The subnormals: within one unit of the last place of the smallest subnormal's scale.
+  for (float x = -103.9f; x < -87.4f; x += 0.05f) CHECK(std::fabs(pm::exp(x) - std::exp(static_cast<double>(x))) <= 1.5e-45);
+  // Largest finite results.
+  CHECK(std::fabs(pm::exp(88.7f) / std::exp(static_cast<double>(88.7f)) - 1) < 2 * kUlp);
+  // A correction term beyond the reduction's range.
+  CHECK(std::fabs(pm::expParts(-19.5f, -2.25f) / std::exp(-21.75) - 1) < 2 * kUlp);
+}
+
+TEST(poly_log_of_every_uniform) {
+  double worst = 0, at = 0;
+  for (uint32_t k = 0; k < (1u << 24); k += 3) {
+    const float u = (static_cast<float>(k) + 0.5f) * (1.0f / 16777216.0f);
+    if (u == 1.0f) continue;
+    const double ref = std::log(static_cast<double>(u));
+    const double e = std::fabs(pm::logPositive(u) - ref) / std::fabs(ref);
+    if (e > worst) worst = e, at = u;
+  }
+  checkWorst("log", worst, at, 2 * kUlp);
+  CHECK(pm::logPositive(1.0f) == 0.0f);
+  CHECK(std::fabs(pm::logPositive(1e30f) / std::log(1e30) - 1) < 2 * kUlp);
+}
+
+TEST(poly_sincos2pi_of_every_angle) {
+  double worst = 0, at = 0;
+  for (uint32_t k = 0; k < (1u << 24); k += 3) {
+    const float u = static_cast<float>(k) * (1.0f / 16777216.0f);
+    float s, c;
+    pm::sincos2pi(u, &s, &c);
+    const double a = 6.283185307179586 * u;
+    const double e = std::fmax(std::fabs(s - std::sin(a)), std::fabs(c - std::cos(a)));
+    if (e > worst) worst = e, at = u;
+  }
+  checkWorst("sincos2pi (absolute)", worst, at, 2 * kUlp);
+  float s, c;
+  pm::sincos2pi(0.25f, &s, &c);
+  CHECK(s == 1.0f && c == 0.0f);
+  pm::sincos2pi(-0.375f, &s, &c);
+  CHECK(std::fabs(s + std::sqrt(0.5)) < 1e-7 && std::fabs(c + std::sqrt(0.5)) < 1e-7);
+}
+
+TEST(poly_gelu_erf_and_tanh_against_double) {
+  double worstErf = 0, atErf = 0, worstTanh = 0, atTanh = 0;
+  for (float x = -6.2f; x < 12.0f; x += 1.3e-4f) {
+    const double xd = x;
+    const double refErf = 0.5 * xd * std::erfc(-xd / std::sqrt(2.0));
+    const double y = std::sqrt(2 / M_PI) * (xd + 0.044715 * xd * xd * xd);
+    const double refTanh = xd / (1 + std::exp(-2 * y));
+    // Relative error, with an absolute floor at float's smallest normal.
+    const double eErf = std::fabs(pm::geluErf(x) - refErf) / std::fmax(std::fabs(refErf), 1.2e-38);
+    const double eTanh = std::fabs(pm::geluTanh(x) - refTanh) / std::fmax(std::fabs(refTanh), 1.2e-38);
+    if (eErf > worstErf) worstErf = eErf, atErf = x;
+    if (x > -3.0f && eTanh > worstTanh) worstTanh = eTanh, atTanh = x;
+  }
+  // Below x = -4 both are tiny and their relative error grows with x^2 (the conditioning of the input's rounding).
+  checkWorst("gelu erf", worstErf, atErf, 4e-6);
+  checkWorst("gelu tanh", worstTanh, atTanh, 1e-6);
+  double worstNear = 0, atNear = 0;
+  for (float x = -3.0f; x < 8.0f; x += 1.1e-4f) {
+    // With the argument rounded to float as the function does (the rest is the conditioning of erfc).
+    const double xd = x;
+    const double refErf = 0.5 * xd * std::erfc(-static_cast<double>(x * 0.707106781186547524f));
+    const double e = std::fabs(pm::geluErf(x) - refErf) / std::fmax(std::fabs(refErf), 1e-30);
+    if (e > worstNear) worstNear = e, atNear = x;
+  }
+  checkWorst("gelu erf on [-3, 8]", worstNear, atNear, 8 * kUlp);
+  CHECK(pm::geluErf(INFINITY) == INFINITY && std::isnan(pm::geluErf(-INFINITY)) && std::isnan(pm::geluErf(NAN)));
+  CHECK(pm::geluTanh(INFINITY) == INFINITY && std::isnan(pm::geluTanh(-INFINITY)) && std::isnan(pm::geluTanh(NAN)));
+  CHECK(pm::geluErf(-50.0f) == 0.0f && pm::geluTanh(-50.0f) == 0.0f && pm::geluErf(1e30f) == 1e30f);
+  CHECK(pm::geluErf(0.0f) == 0.0f && std::fabs(pm::geluErf(1e-30f) - 5e-31f) < 1e-37f);
+}
