@@ -11,6 +11,21 @@ import { vectorLoopCases } from './op_cases/vector_loops';
 
 for (const [group, cases] of Object.entries(vectorLoopCases)) describe(group, () => compareWithTorch(cases));
 
+describe('gelu at ±inf', () => {
+  // The limits: gelu(x) → x as x → inf; at -inf, -inf · Φ(-inf) = -inf · 0 is NaN (PyTorch 1.13's answer for both).
+  for (const approximate of ['none', 'tanh'] as const) {
+    test(`approximate '${approximate}': gelu(inf) is inf, gelu(-inf) is NaN, for each float dtype`, () => {
+      for (const dtype of ['float32', 'float64', 'float16', 'bfloat16'] as const) {
+        const x = torch.tensor([Infinity, -Infinity], { dtype });
+        const [pos, neg] = Array.from(torch.gelu(x, { approximate }).float().toArray() as Float32Array);
+        expect(pos).toBe(Infinity);
+        expect(neg).toBeNaN();
+        x.dispose();
+      }
+    });
+  }
+});
+
 describe('randn (vector loop)', () => {
   test('a contiguous float32 randn gives the values the element-wise path gives a strided view', () => {
     // 4099 elements (a tail for every vector width), after a draw of 3 that moves the counter off a block boundary.

@@ -35,9 +35,11 @@ const gelu: RefCase[] = [
   { name: 'gelu exact, 1001 elements', inputs: { odd }, torch: 'torch.nn.functional.gelu(odd)', run: ({ odd }) => torch.gelu(odd) },
   { name: 'gelu tanh, 1001 elements', inputs: { odd }, torch: "torch.nn.functional.gelu(odd, approximate='tanh')",
     run: ({ odd }) => torch.gelu(odd, { approximate: 'tanh' }) },
-  { name: 'gelu exact at large magnitudes, inf and NaN', inputs: { e: torch.cat([edges, withNan]) }, torch: 'torch.nn.functional.gelu(e)',
+  // ±inf are left out of gelu's comparison: PyTorch's own answer for gelu(inf) moved between versions (1.13: inf, 2.11 on
+  // x86: NaN); torch_vector_loops.test.ts holds the values there.
+  { name: 'gelu exact at large magnitudes and NaN', inputs: { e: torch.cat([edges.slice(0, 1, 36), withNan]) }, torch: 'torch.nn.functional.gelu(e)',
     run: ({ e }) => torch.gelu(e) },
-  { name: 'gelu tanh at large magnitudes, inf and NaN', inputs: { e: torch.cat([edges, withNan]) },
+  { name: 'gelu tanh at large magnitudes and NaN', inputs: { e: torch.cat([edges.slice(0, 1, 36), withNan]) },
     torch: "torch.nn.functional.gelu(e, approximate='tanh')", run: ({ e }) => torch.gelu(e, { approximate: 'tanh' }) },
   { name: 'gelu of a transpose', inputs: { odd }, torch: 'torch.nn.functional.gelu(odd.t())', run: ({ odd }) => torch.gelu(odd.t()) },
   { name: 'gelu of a column slice', inputs: { odd }, torch: 'torch.nn.functional.gelu(odd[:, 3:130])',
