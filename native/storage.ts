@@ -17,6 +17,15 @@ import { codedError } from './errors';
 
 const historyDevices = new Set<string>();
 
+// The addon's hot entry points, read once (its exports object is slow to read from).
+const nativeAlloc = native.alloc;
+const nativeFree = native.free;
+
+/** Whether new tensors on `device` record the user's stack (memory history is on for it). */
+export function capturesStacks(device: string): boolean {
+  return historyDevices.size > 0 && historyDevices.has(device);
+}
+
 /** Turns capture of the user's stack for new tensors on `device` on or off (memory history). */
 export function setStackCapture(device: string, on: boolean): void {
   if (on) historyDevices.add(device);
@@ -108,16 +117,27 @@ export class Storage {
   private handle: StorageHandle;
   private refs = 0;
 
-  /** Allocates `nbytes` on a canonical `device`; throws OutOfMemoryError. */
-  constructor(nbytes: number, device: string, dtype: DType, shape: readonly number[]) {
+  /**
+   * Allocates `nbytes` on a canonical `device`; throws OutOfMemoryError.
+   * @internal With `pendingSlot` (the device's slot) nothing is allocated
+   * yet: the op that makes the memory allocates it for this object and
+   * hands the handle to adopt().
+   */
+  constructor(nbytes: number, device: string, dtype: DType, shape: readonly number[], pendingSlot?: number) {
     this.id = nextStorageId();
     this.device = device;
     this.nbytes = nbytes;
     this.dtype = dtype;
     this.shape = shape;
     this.handle = -1;
-    const frames = historyDevices.size > 0 && historyDevices.has(device) ? captureFrames() : null;
-    this.handle = native.alloc(this, deviceSlot(device), nbytes, dtypeCode(dtype), this.id, frames);
+    if (pendingSlot !== undefined) return;
+    const frames = capturesStacks(device) ? captureFrames() : null;
+    this.handle = nativeAlloc(this, deviceSlot(device), nbytes, dtypeCode(dtype), this.id, frames);
+  }
+
+  /** @internal Takes the handle of the memory an op allocated for this (pending) storage. */
+  adopt(handle: StorageHandle): void {
+    this.handle = handle;
   }
 
   /** True once the memory went back to the allocator. */
@@ -146,7 +166,7 @@ export class Storage {
   /** Returns the memory to the allocator now, whatever still views it. */
   free(): void {
     if (this.handle < 0) return;
-    native.free(this.handle);
+    nativeFree(this.handle);
     this.handle = -1;
   }
 }

@@ -5,7 +5,10 @@
  * write through views.
  */
 import { Tensor } from '../tensor';
-import { checkTensor, elementwise } from './helpers';
+import { checkTensor, elementwise, opRef } from './helpers';
+
+// Resolved once: these run for every small add and sub.
+const ADD = opRef('add');
 
 /** Options of add and sub. */
 export interface AlphaOptions {
@@ -16,13 +19,13 @@ export interface AlphaOptions {
 /** self + alpha * other, broadcast. */
 export function add(self: Tensor, other: Tensor | number, opts?: AlphaOptions): Tensor {
   checkTensor('add', 'self', self);
-  return elementwise('add', [self, other], { attrs: { alpha: opts?.alpha } });
+  return elementwise(ADD, [self, other], { attrs: { alpha: opts?.alpha } });
 }
 
 /** self - alpha * other, broadcast. */
 export function sub(self: Tensor, other: Tensor | number, opts?: AlphaOptions): Tensor {
   checkTensor('sub', 'self', self);
-  return elementwise('add', [self, other], { attrs: { alpha: -(opts?.alpha ?? 1) } });
+  return elementwise(ADD, [self, other], { attrs: { alpha: -(opts?.alpha ?? 1) } });
 }
 
 declare module '../tensor' {
@@ -43,11 +46,11 @@ P.add = function (this: Tensor, other: Tensor | number, opts?: AlphaOptions) {
   return add(this, other, opts);
 };
 P.add_ = function (this: Tensor, other: Tensor | number, opts?: AlphaOptions) {
-  return elementwise('add', [this, other], { attrs: { alpha: opts?.alpha }, out: this });
+  return elementwise(ADD, [this, other], { attrs: { alpha: opts?.alpha }, out: this });
 };
 P.sub = function (this: Tensor, other: Tensor | number, opts?: AlphaOptions) {
   return sub(this, other, opts);
 };
 P.sub_ = function (this: Tensor, other: Tensor | number, opts?: AlphaOptions) {
-  return elementwise('add', [this, other], { attrs: { alpha: -(opts?.alpha ?? 1) }, out: this });
+  return elementwise(ADD, [this, other], { attrs: { alpha: -(opts?.alpha ?? 1) }, out: this });
 };

@@ -162,24 +162,8 @@ napi_value Alloc(napi_env env, napi_callback_info cbinfo) {
         context = argContext(info, 5);
       }
     }
-    Device* device = gSlots[static_cast<size_t>(slot)];
-    if (env == gMainEnv) {
-      sweepIfCollected(env);  // free what the collector already found
-      collectIfGrown(env);    // or collect now, if dropped tensors may hold a lot
-    }
-    StorageTable::Handle h;
-    {
-      EnvScope scope(env);
-      h = storages().create(device->allocator.get(), static_cast<size_t>(nbytes), device->name,
-                            static_cast<uint32_t>(slot), static_cast<uint8_t>(dtype), id, std::move(context));
-    }
-    napi_ref ref = nullptr;
-    if (napi_create_reference(env, argv[0], 0, &ref) != napi_ok) {
-      storages().release(h);
-      throwJs(Napi::Env(env), "TSGPU_INTERNAL", "could not reference the storage's owner");
-    }
-    storages().find(h)->owner = ref;
-    gExternal.add(env, static_cast<uint32_t>(slot), static_cast<size_t>(nbytes));
+    const StorageTable::Handle h = allocOwned(env, argv[0], static_cast<uint32_t>(slot), static_cast<size_t>(nbytes),
+                                              static_cast<uint8_t>(dtype), id, std::move(context));
     napi_value out;
     napi_create_int32(env, h, &out);
     return out;
@@ -294,6 +278,30 @@ Napi::Value ExternalMemoryInfo(const Napi::CallbackInfo& info) {
 }  // namespace
 
 Device* slotDevice(uint32_t slot) { return slot < gSlots.size() ? gSlots[slot] : nullptr; }
+
+StorageTable::Handle allocOwned(napi_env env, napi_value owner, uint32_t slot, size_t nbytes, uint8_t dtype, double id,
+                                Context context) {
+  Device* device = gSlots[slot];
+  if (env == gMainEnv) {
+    sweepIfCollected(env);  // free what the collector already found
+    collectIfGrown(env);    // or collect now, if dropped tensors may hold a lot
+  }
+  StorageTable::Handle h;
+  {
+    EnvScope scope(env);
+    h = storages().create(device->allocator.get(), nbytes, device->name, slot, dtype, id, std::move(context));
+  }
+  napi_ref ref = nullptr;
+  if (napi_create_reference(env, owner, 0, &ref) != napi_ok) {
+    storages().release(h);
+    throwJs(Napi::Env(env), "TSGPU_INTERNAL", "could not reference the storage's owner");
+  }
+  storages().find(h)->owner = ref;
+  gExternal.add(env, slot, nbytes);
+  return h;
+}
+
+void releaseOwned(napi_env env, StorageTable::Handle h) { releaseStorage(env, h); }
 
 StorageTable& storages() {
   static StorageTable* table = new StorageTable();
