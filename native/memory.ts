@@ -7,9 +7,9 @@
 import { native, runGc } from './addon';
 import { DeviceLike, normalizeDevice } from './device';
 import { codedError } from './errors';
-import { FrameMapper, setStackCapture } from './tensor';
+import { FrameMapper, setStackCapture } from './storage';
 
-export { setFrameMapper, FrameMapper } from './tensor';
+export { setFrameMapper, FrameMapper } from './storage';
 
 /** What `emptyCache` released, and what it had to keep and why. */
 export interface EmptyCacheReport {

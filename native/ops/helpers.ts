@@ -11,12 +11,18 @@
 import { canCast, DType, isFloatingPoint, Operand, resultType } from '../dtype';
 import { codedError } from '../errors';
 import { OP_LIST, OpAttrs, OpName } from '../generated/op_list';
-import { emptyTensor, formatShape, Tensor } from '../tensor';
+import { emptyTensor as newEmptyTensor, formatShape, Tensor } from '../tensor';
 import { capturesStacks } from '../storage';
-import { OpInput, OpRef, opRef, runOp, runOpNew } from './dispatch';
+import { OpInput, OpRef, opRef as dispatchOpRef, runOp as dispatchRunOp, runOpNew } from './dispatch';
 
-export { runOp, OpInput, OpRef, opRef } from './dispatch';
-export { emptyTensor } from '../tensor';
+export type { OpInput, OpRef } from './dispatch';
+// Constants rather than re-exports (accessors, which would make every read of this module's exports slow).
+/** See dispatch.ts. */
+export const runOp = dispatchRunOp;
+/** See dispatch.ts. */
+export const opRef = dispatchOpRef;
+/** See tensor.ts. */
+export const emptyTensor = newEmptyTensor;
 
 /** Throws TSGPU_ARG with "expected X for NAME, got Y". */
 export function argError(op: string, expected: string, name: string, got: unknown): never {

@@ -136,11 +136,15 @@ void readAttr(const OpInfo& info, size_t k, const Napi::Value& v, AttrValue& out
   }
 }
 
+[[noreturn, gnu::noinline, gnu::cold]] void overrun(const char* op) {
+  throw Error("TSGPU_INTERNAL", std::string(op) + ": argument buffer overrun");
+}
+
 class Reader {
  public:
   Reader(const char* op) : op_(op) {}
   double next() {
-    if (pos_ >= gBufferLength) throw Error("TSGPU_INTERNAL", std::string(op_) + ": argument buffer overrun");
+    if (pos_ >= gBufferLength) overrun(op_);
     return gBuffer[pos_++];
   }
   int64_t nextInt() { return static_cast<int64_t>(next()); }
@@ -205,20 +209,20 @@ TensorView readView(Reader& r, const char* op, const Role& role, Device** device
  */
 TensorView newOutput(napi_env env, Reader& r, const OpInfo& op, size_t i, napi_value owner, Device** device,
                      StorageTable::Handle* handle) {
-  const std::string what = std::string(op.name) + ": output " + op.outputs[i].name;
-  if (*handle >= 0) throw Error("TSGPU_INTERNAL", what + ": only one new output per call");
+  auto what = [&op, i]() { return std::string(op.name) + ": output " + op.outputs[i].name; };  // for errors only
+  if (*handle >= 0) throw Error("TSGPU_INTERNAL", what() + ": only one new output per call");
   napi_valuetype ownerType = napi_undefined;
   if (owner == nullptr || napi_typeof(env, owner, &ownerType) != napi_ok || ownerType != napi_object)
-    throw Error("TSGPU_INTERNAL", what + ": a new output needs its owner object");
+    throw Error("TSGPU_INTERNAL", what() + ": a new output needs its owner object");
   const double slotCode = r.next();
   const int64_t dtype = r.nextInt();
   const int64_t ndim = r.nextInt();
   const double id = r.next();
   Device* dev = slotCode >= 0 ? slotDevice(static_cast<uint32_t>(slotCode)) : nullptr;
-  if (dev == nullptr) throw Error("TSGPU_INTERNAL", what + ": bad device slot");
-  if (!isDTypeCode(static_cast<int>(dtype))) throw Error("TSGPU_INTERNAL", what + ": bad dtype code");
+  if (dev == nullptr) throw Error("TSGPU_INTERNAL", what() + ": bad device slot");
+  if (!isDTypeCode(static_cast<int>(dtype))) throw Error("TSGPU_INTERNAL", what() + ": bad dtype code");
   if (ndim < 0 || ndim > kMaxDims)
-    throw ArgumentError(what + " has " + std::to_string(ndim) + " dimensions (at most " + std::to_string(kMaxDims) + ")");
+    throw ArgumentError(what() + " has " + std::to_string(ndim) + " dimensions (at most " + std::to_string(kMaxDims) + ")");
   TensorView v;
   v.dtype = static_cast<DType>(dtype);
   v.ndim = static_cast<int32_t>(ndim);
@@ -226,7 +230,7 @@ TensorView newOutput(napi_env env, Reader& r, const OpInfo& op, size_t i, napi_v
   double numel = 1;
   for (int d = 0; d < v.ndim; ++d) {
     v.sizes[d] = r.nextInt();
-    if (v.sizes[d] < 0) throw Error("TSGPU_INTERNAL", what + ": negative size");
+    if (v.sizes[d] < 0) throw Error("TSGPU_INTERNAL", what() + ": negative size");
     numel *= static_cast<double>(v.sizes[d]);
   }
   int64_t stride = 1;
@@ -235,7 +239,7 @@ TensorView newOutput(napi_env env, Reader& r, const OpInfo& op, size_t i, napi_v
     stride *= v.sizes[d] > 1 ? v.sizes[d] : 1;
   }
   const double nbytes = numel * static_cast<double>(dtypeSize(v.dtype));
-  if (nbytes > 9007199254740992.0) throw ArgumentError(what + " would need " + std::to_string(nbytes) + " bytes");
+  if (nbytes > 9007199254740992.0) throw ArgumentError(what() + " would need " + std::to_string(nbytes) + " bytes");
   *handle = allocOwned(env, owner, static_cast<uint32_t>(slotCode), static_cast<size_t>(nbytes),
                        static_cast<uint8_t>(dtype), id, Context());
   v.storageData = storages().find(*handle)->data();
@@ -262,7 +266,12 @@ void readAttrs(napi_env env, Reader& r, const OpInfo& op, napi_value given, OpCa
     const int64_t tag = r.nextInt();
     if (tag == 0) {
       if (spec.required) throw ArgumentError(std::string(op.name) + ": expected a value for " + spec.name + ", got nothing");
-      out = defaults[k];
+      const AttrValue& def = defaults[k];
+      out.present = def.present;
+      out.d = def.d;
+      out.i = def.i;
+      if (spec.type == AttrType::kString) out.s = def.s;
+      if (spec.type == AttrType::kInts) out.ints = def.ints;
       continue;
     }
     napi_value v = nullptr;

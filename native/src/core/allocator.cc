@@ -128,7 +128,8 @@ bool CachingAllocator::getFreeBlock(AllocParams& p) {
   // An oversize request may take an oversize block only if little is wasted.
   if (p.size >= maxSplit && (*it)->size >= p.size + kLargeBuffer) return false;
   p.block = *it;
-  pool.blocks.erase(it);
+  auto node = pool.blocks.extract(it);
+  if (sparePoolNode_.empty()) sparePoolNode_ = std::move(node);
   return true;
 }
 
@@ -235,7 +236,7 @@ Block* CachingAllocator::allocFoundBlock(AllocParams& p, size_t origSize, bool s
   if (splitRemainder) {
     // The front of the block is handed out; the rest goes back to the pool.
     Block* remaining = block;
-    block = new Block();
+    block = newBlock();
     block->size = p.size;
     block->pool = &pool;
     block->ptr = remaining->ptr;
@@ -269,7 +270,7 @@ Block* CachingAllocator::allocFoundBlock(AllocParams& p, size_t origSize, bool s
   block->allocated = true;
   block->requestedSize = origSize;
   block->context = history_.enabled() ? std::move(context) : nullptr;
-  activeBlocks_.insert(block);
+  addActive(block);
   forEachSelected(p.statTypes, [&](size_t t) {
     stats_.allocation[t].increase(1);
     stats_.allocated_bytes[t].increase(static_cast<int64_t>(block->size));
@@ -330,7 +331,7 @@ void CachingAllocator::freeBlock(Block* block) {
       netInactiveBytes -= static_cast<int64_t>(subsumed);
     }
   }
-  activeBlocks_.erase(block);
+  removeActive(block);
   block->requestedSize = 0;
   block->context = nullptr;
   insertIntoPool(block);
@@ -363,14 +364,57 @@ size_t CachingAllocator::tryMergeBlocks(Block* dst, Block* src, BlockPool& pool)
   const size_t subsumed = src->size;
   dst->size += subsumed;
   if (pool.esTail == src) pool.esTail = dst;
-  pool.blocks.erase(src);
-  delete src;
+  removeFromPool(src);
+  recycleBlock(src);
   return subsumed;
 }
 
 void CachingAllocator::insertIntoPool(Block* block) {
   block->gcCountBase = block->pool->freeBlockSearches;
-  block->pool->blocks.insert(block);
+  if (sparePoolNode_.empty()) {
+    block->pool->blocks.insert(block);
+    return;
+  }
+  sparePoolNode_.value() = block;
+  auto r = block->pool->blocks.insert(std::move(sparePoolNode_));  // leaves the spare empty when inserted
+  if (!r.inserted) sparePoolNode_ = std::move(r.node);
+}
+
+void CachingAllocator::removeFromPool(Block* block) {
+  auto node = block->pool->blocks.extract(block);
+  if (sparePoolNode_.empty()) sparePoolNode_ = std::move(node);
+}
+
+Block* CachingAllocator::newBlock() {
+  if (spareBlocks_.empty()) return new Block();
+  Block* b = spareBlocks_.back();
+  spareBlocks_.pop_back();
+  return b;
+}
+
+void CachingAllocator::recycleBlock(Block* block) {
+  constexpr size_t kMaxSpareBlocks = 64;
+  if (spareBlocks_.size() >= kMaxSpareBlocks) {
+    delete block;
+    return;
+  }
+  *block = Block();
+  spareBlocks_.push_back(block);
+}
+
+void CachingAllocator::addActive(Block* block) {
+  if (spareActiveNode_.empty()) {
+    activeBlocks_.insert(block);
+    return;
+  }
+  spareActiveNode_.value() = block;
+  auto r = activeBlocks_.insert(std::move(spareActiveNode_));
+  if (!r.inserted) spareActiveNode_ = std::move(r.node);
+}
+
+void CachingAllocator::removeActive(Block* block) {
+  auto node = activeBlocks_.extract(block);
+  if (spareActiveNode_.empty()) spareActiveNode_ = std::move(node);
 }
 
 }  // namespace tsgpu
