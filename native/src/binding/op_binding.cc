@@ -161,9 +161,11 @@ struct Role {
   std::string text() const { return std::string(kind) + " " + name; }
 };
 
-/** Reads one tensor view (after its kind tag) and checks it against its storage. */
-TensorView readView(Reader& r, const char* op, const Role& role, Device** device) {
-  TensorView v;
+/**
+ * Reads one tensor view (after its kind tag) into v (in place: a view is
+ * large) and checks it against its storage.
+ */
+void readView(Reader& r, const char* op, const Role& role, Device** device, TensorView& v) {
   const int32_t handle = static_cast<int32_t>(r.nextInt());
   const int64_t dtype = r.nextInt();
   const int64_t ndim = r.nextInt();
@@ -175,6 +177,7 @@ TensorView readView(Reader& r, const char* op, const Role& role, Device** device
   if (ndim < 0 || ndim > kMaxDims)
     throw ArgumentError(std::string(op) + ": " + role.text() + " has " + std::to_string(ndim) + " dimensions (at most " +
                         std::to_string(kMaxDims) + ")");
+  for (int d = static_cast<int>(ndim); d < v.ndim; ++d) v.sizes[d] = v.strides[d] = 0;  // what a fresh view holds
   v.dtype = static_cast<DType>(dtype);
   v.ndim = static_cast<int32_t>(ndim);
   int64_t last = v.offset, numel = 1;
@@ -199,7 +202,6 @@ TensorView readView(Reader& r, const char* op, const Role& role, Device** device
   }
   v.storageData = rec->data();
   v.device = DeviceId{dev->kind, dev->index < 0 ? 0 : dev->index};
-  return v;
 }
 
 /**
@@ -336,7 +338,7 @@ void runEncoded(napi_env env, napi_value attrs, napi_value owner, StorageTable::
   for (size_t i = 0; i < nOut; ++i) {
     const int64_t kind = r.nextInt();
     if (kind == 3) call.outputs[i] = newOutput(env, r, op, i, owner, &device, allocated);
-    else if (kind == 0) call.outputs[i] = readView(r, op.name, Role{"output", op.outputs[i].name.c_str()}, &device);
+    else if (kind == 0) readView(r, op.name, Role{"output", op.outputs[i].name.c_str()}, &device, call.outputs[i]);
     else throw ArgumentError(std::string(op.name) + ": output " + op.outputs[i].name + " must be a tensor");
   }
   int firstTensor = -1;
@@ -345,7 +347,7 @@ void runEncoded(napi_env env, napi_value attrs, napi_value owner, StorageTable::
     const int64_t kind = r.nextInt();
     TensorView& in = call.inputs[i];
     if (kind == 0) {
-      in = readView(r, op.name, Role{"input", spec.name.c_str()}, &device);
+      readView(r, op.name, Role{"input", spec.name.c_str()}, &device, in);
       if (firstTensor < 0) firstTensor = static_cast<int>(i);
       continue;
     }
