@@ -91,6 +91,11 @@ export interface NativeAddon {
   liveStorages(device: string): { id: number; shape: number[]; dtype: string; device: string; nbytes: number }[];
   reclaim(): number;
   setGcHook(fn: (() => void) | null): void;
+  /**
+   * Shares the queue dispose() appends freed handles to ([0] the count); every call into the
+   * addon frees them first. False when this thread's queue is not drained (call free() instead).
+   */
+  setFreeQueue(queue: Int32Array): boolean;
   memoryStats(device: string): Record<string, number>;
   memorySummary(device: string, abbreviated: boolean): string;
   /** The summary table of CUDA device `index` with every statistic zero (for machines without CUDA). */

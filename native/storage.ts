@@ -21,6 +21,13 @@ const historyDevices = new Set<string>();
 const nativeAlloc = native.alloc;
 const nativeFree = native.free;
 
+// Disposed handles wait here ([0] the count, then the handles) until the next
+// call into the addon, which frees them before anything else: dispose() then
+// costs no call of its own, and no statistic or op can see the storage live.
+// Where the addon does not drain the queue (a worker thread) free() calls in.
+const freeQueue = new Int32Array(1024);
+const queueDrained = native.setFreeQueue(freeQueue);
+
 /** Whether new tensors on `device` record the user's stack (memory history is on for it). */
 export function capturesStacks(device: string): boolean {
   return historyDevices.size > 0 && historyDevices.has(device);
@@ -163,10 +170,20 @@ export class Storage {
     if (--this.refs <= 0) this.free();
   }
 
-  /** Returns the memory to the allocator now, whatever still views it. */
+  /**
+   * Returns the memory to the allocator, whatever still views it: before
+   * the addon does anything else (so every statistic already counts it freed).
+   */
   free(): void {
-    if (this.handle < 0) return;
-    nativeFree(this.handle);
+    const h = this.handle;
+    if (h < 0) return;
     this.handle = -1;
+    const n = freeQueue[0];
+    if (queueDrained && n < freeQueue.length - 1) {
+      freeQueue[n + 1] = h;
+      freeQueue[0] = n + 1;
+    } else {
+      nativeFree(h);
+    }
   }
 }

@@ -27,10 +27,18 @@ namespace binding {
  * rethrowAsJs converts it), so the callback can return.
  */
 void throwPendingJs(napi_env env);
-/** Runs `body`, turning C++ exceptions into JS errors. */
+/**
+ * Frees the storages JavaScript disposed since the last call into the addon
+ * (storage.ts queues them in a shared array instead of calling free() each
+ * time). Every entry point runs it first, so nothing the addon reports or
+ * does sees a disposed storage as live. Cheap when the queue is empty.
+ */
+void drainFrees(napi_env env);
+/** Runs `body` (after drainFrees), turning C++ exceptions into JS errors. */
 template <typename F>
 Napi::Value guarded(const Napi::CallbackInfo& info, F body) {
   try {
+    drainFrees(info.Env());
     return body();
   } catch (const Napi::Error&) {
     throw;

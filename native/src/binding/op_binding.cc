@@ -161,6 +161,11 @@ struct Role {
   std::string text() const { return std::string(kind) + " " + name; }
 };
 
+/** Zeroes v's sizes and strides from dimension ndim on, as a fresh view has them (views are reused in place). */
+void zeroPast(TensorView& v, int ndim) {
+  for (int d = ndim; d < v.ndim; ++d) v.sizes[d] = v.strides[d] = 0;
+}
+
 /**
  * Reads one tensor view (after its kind tag) into v (in place: a view is
  * large) and checks it against its storage.
@@ -177,7 +182,7 @@ void readView(Reader& r, const char* op, const Role& role, Device** device, Tens
   if (ndim < 0 || ndim > kMaxDims)
     throw ArgumentError(std::string(op) + ": " + role.text() + " has " + std::to_string(ndim) + " dimensions (at most " +
                         std::to_string(kMaxDims) + ")");
-  for (int d = static_cast<int>(ndim); d < v.ndim; ++d) v.sizes[d] = v.strides[d] = 0;  // what a fresh view holds
+  zeroPast(v, static_cast<int>(ndim));
   v.dtype = static_cast<DType>(dtype);
   v.ndim = static_cast<int32_t>(ndim);
   int64_t last = v.offset, numel = 1;
@@ -206,11 +211,11 @@ void readView(Reader& r, const char* op, const Role& role, Device** device, Tens
 
 /**
  * Reads a new output (after its tag): allocates a dense storage for `owner`
- * on the slot's device and returns its view; *handle is set first thing
+ * on the slot's device and makes v its view; *handle is set first thing
  * after the allocation, so that the caller frees it if anything fails later.
  */
-TensorView newOutput(napi_env env, Reader& r, const OpInfo& op, size_t i, napi_value owner, Device** device,
-                     StorageTable::Handle* handle) {
+void newOutput(napi_env env, Reader& r, const OpInfo& op, size_t i, napi_value owner, Device** device,
+               StorageTable::Handle* handle, TensorView& v) {
   auto what = [&op, i]() { return std::string(op.name) + ": output " + op.outputs[i].name; };  // for errors only
   if (*handle >= 0) throw Error("TSGPU_INTERNAL", what() + ": only one new output per call");
   napi_valuetype ownerType = napi_undefined;
@@ -225,7 +230,7 @@ TensorView newOutput(napi_env env, Reader& r, const OpInfo& op, size_t i, napi_v
   if (!isDTypeCode(static_cast<int>(dtype))) throw Error("TSGPU_INTERNAL", what() + ": bad dtype code");
   if (ndim < 0 || ndim > kMaxDims)
     throw ArgumentError(what() + " has " + std::to_string(ndim) + " dimensions (at most " + std::to_string(kMaxDims) + ")");
-  TensorView v;
+  zeroPast(v, static_cast<int>(ndim));
   v.dtype = static_cast<DType>(dtype);
   v.ndim = static_cast<int32_t>(ndim);
   v.offset = 0;
@@ -250,7 +255,6 @@ TensorView newOutput(napi_env env, Reader& r, const OpInfo& op, size_t i, napi_v
     throw ArgumentError(std::string(op.name) + ": expected all tensors on one device, got " + (*device)->name + " and " +
                         dev->name);
   *device = dev;
-  return v;
 }
 
 /** Reads the attributes (after the inputs) into call.attrs: the given values, checked against the op list, or defaults. */
@@ -337,7 +341,7 @@ void runEncoded(napi_env env, napi_value attrs, napi_value owner, StorageTable::
   Reader r(op.name);
   for (size_t i = 0; i < nOut; ++i) {
     const int64_t kind = r.nextInt();
-    if (kind == 3) call.outputs[i] = newOutput(env, r, op, i, owner, &device, allocated);
+    if (kind == 3) newOutput(env, r, op, i, owner, &device, allocated, call.outputs[i]);
     else if (kind == 0) readView(r, op.name, Role{"output", op.outputs[i].name.c_str()}, &device, call.outputs[i]);
     else throw ArgumentError(std::string(op.name) + ": output " + op.outputs[i].name + " must be a tensor");
   }
@@ -351,7 +355,12 @@ void runEncoded(napi_env env, napi_value attrs, napi_value owner, StorageTable::
       if (firstTensor < 0) firstTensor = static_cast<int>(i);
       continue;
     }
-    in = TensorView();  // undefined
+    zeroPast(in, 0);  // an undefined view, as TensorView() (reset in place: a view is large)
+    in.ndim = -1;
+    in.storageData = nullptr;
+    in.offset = 0;
+    in.dtype = DType::kFloat32;
+    in.device = DeviceId();
     if (kind == 1) {
       if (!spec.scalarOk) throw ArgumentError(std::string(op.name) + ": expected a tensor for " + spec.name + ", got a number");
       call.scalars[i].present = true;
@@ -378,6 +387,7 @@ napi_value Op(napi_env env, napi_callback_info cbinfo) {
   napi_get_cb_info(env, cbinfo, &argc, argv, nullptr, nullptr);
   StorageTable::Handle allocated = -1;
   try {
+    drainFrees(env);
     runEncoded(env, argc > 0 ? argv[0] : nullptr, argc > 1 ? argv[1] : nullptr, &allocated);
     napi_value out = nullptr;
     if (allocated >= 0) napi_create_int32(env, allocated, &out);
