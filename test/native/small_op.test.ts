@@ -168,3 +168,33 @@ test('with memory history on, a small op still records the code that made its re
   c.dispose();
   a.dispose();
 });
+
+describe('dispose() queues frees that the next call into the addon makes', () => {
+  test('statistics right after dispose count the memory freed, past the queue length too', () => {
+    const before = torch.memory.allocated('cpu');
+    const many = Array.from({ length: 3000 }, () => torch.empty([64]));
+    expect(torch.memory.allocated('cpu')).toBe(before + 3000 * 512);
+    for (const t of many) t.dispose(); // no call into the addon in between: the queue fills and overflows
+    expect(torch.memory.allocated('cpu')).toBe(before);
+    expect(torch.memory.liveTensors('cpu').some((r) => r.id === many[0].id)).toBe(false);
+  });
+
+  test('a runtime on a worker thread frees at once (its queue is not drained)', () => {
+    const { status, result, stderr } = runChild(`
+      const { Worker } = require('worker_threads');
+      const w = new Worker(\`
+        const torch = require(\${JSON.stringify(${JSON.stringify(require.resolve('../../native/index'))})});
+        const { parentPort } = require('worker_threads');
+        const before = torch.memory.allocated('cpu');
+        const t = torch.ones([1000]);
+        const held = torch.memory.allocated('cpu') - before;
+        t.dispose();
+        parentPort.postMessage({ held, after: torch.memory.allocated('cpu') - before });
+      \`, { eval: true });
+      w.on('message', (m) => { console.log(JSON.stringify(m)); w.terminate(); });
+    `);
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+    expect(result).toEqual({ held: 4096, after: 0 });
+  });
+});
