@@ -54,13 +54,6 @@ size_t CachingAllocator::allocationSize(size_t size) {
   return kRoundLarge * ((size + kRoundLarge - 1) / kRoundLarge);
 }
 
-StatTypes CachingAllocator::statTypesFor(const BlockPool& pool) const {
-  // Built as one value (setting elements one by one through memory stalled
-  // the read of the whole array that follows, a few ns on every malloc and free).
-  static_assert(kAggregate == 0 && kSmallPool == 1 && kLargePool == 2, "stat type order");
-  return StatTypes{true, pool.isSmall, !pool.isSmall};
-}
-
 template <typename F>
 static void forEachSelected(const StatTypes& types, F f) {
   for (size_t i = 0; i < kNumStatTypes; ++i)

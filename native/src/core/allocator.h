@@ -208,7 +208,15 @@ class CachingAllocator {
     Block* block = nullptr;  // the block found or created
   };
 
-  StatTypes statTypesFor(const BlockPool& pool) const;
+  /**
+   * The statistics a block of `pool` counts in (all, and its pool). Inline,
+   * so callers keep the flags in registers: returned through memory, the
+   * byte-wise stores and the wider load after them stalled every malloc and free.
+   */
+  StatTypes statTypesFor(const BlockPool& pool) const {
+    static_assert(kAggregate == 0 && kSmallPool == 1 && kLargePool == 2, "stat type order");
+    return StatTypes{{true, pool.isSmall, !pool.isSmall}};
+  }
   bool getFreeBlock(AllocParams& p);
   bool allocBlock(AllocParams& p, bool isRetry);
   bool useExpandable() const { return settings_.expandableSegments && backend_->mapGranularity() > 0; }
