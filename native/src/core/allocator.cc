@@ -121,7 +121,7 @@ bool CachingAllocator::getFreeBlock(AllocParams& p) {
   // An oversize request may take an oversize block only if little is wasted.
   if (p.size >= maxSplit && (*it)->size >= p.size + kLargeBuffer) return false;
   p.block = *it;
-  auto node = pool.blocks.extract(it);
+  auto node = pool.blocks.extract(it);  // by position; removeFromPool would look the block up again
   if (sparePoolNode_.empty()) sparePoolNode_ = std::move(node);
   return true;
 }
@@ -362,21 +362,31 @@ size_t CachingAllocator::tryMergeBlocks(Block* dst, Block* src, BlockPool& pool)
   return subsumed;
 }
 
-void CachingAllocator::insertIntoPool(Block* block) {
-  block->gcCountBase = block->pool->freeBlockSearches;
-  if (sparePoolNode_.empty()) {
-    block->pool->blocks.insert(block);
+/** Inserts `value` into a set, in the spare node when there is one (no heap allocation then). */
+template <typename Set>
+static void insertReusing(Set& set, typename Set::node_type& spare, typename Set::value_type value) {
+  if (spare.empty()) {
+    set.insert(value);
     return;
   }
-  sparePoolNode_.value() = block;
-  auto r = block->pool->blocks.insert(std::move(sparePoolNode_));  // leaves the spare empty when inserted
-  if (!r.inserted) sparePoolNode_ = std::move(r.node);
+  spare.value() = value;
+  auto r = set.insert(std::move(spare));  // leaves the spare empty when inserted
+  if (!r.inserted) spare = std::move(r.node);
 }
 
-void CachingAllocator::removeFromPool(Block* block) {
-  auto node = block->pool->blocks.extract(block);
-  if (sparePoolNode_.empty()) sparePoolNode_ = std::move(node);
+/** Removes `value` from a set, keeping its node as the spare when there is none. */
+template <typename Set>
+static void eraseKeeping(Set& set, typename Set::node_type& spare, typename Set::value_type value) {
+  auto node = set.extract(value);
+  if (spare.empty()) spare = std::move(node);
 }
+
+void CachingAllocator::insertIntoPool(Block* block) {
+  block->gcCountBase = block->pool->freeBlockSearches;
+  insertReusing(block->pool->blocks, sparePoolNode_, block);
+}
+
+void CachingAllocator::removeFromPool(Block* block) { eraseKeeping(block->pool->blocks, sparePoolNode_, block); }
 
 Block* CachingAllocator::newBlock() {
   if (spareBlocks_.empty()) return new Block();
@@ -395,19 +405,8 @@ void CachingAllocator::recycleBlock(Block* block) {
   spareBlocks_.push_back(block);
 }
 
-void CachingAllocator::addActive(Block* block) {
-  if (spareActiveNode_.empty()) {
-    activeBlocks_.insert(block);
-    return;
-  }
-  spareActiveNode_.value() = block;
-  auto r = activeBlocks_.insert(std::move(spareActiveNode_));
-  if (!r.inserted) spareActiveNode_ = std::move(r.node);
-}
+void CachingAllocator::addActive(Block* block) { insertReusing(activeBlocks_, spareActiveNode_, block); }
 
-void CachingAllocator::removeActive(Block* block) {
-  auto node = activeBlocks_.extract(block);
-  if (spareActiveNode_.empty()) spareActiveNode_ = std::move(node);
-}
+void CachingAllocator::removeActive(Block* block) { eraseKeeping(activeBlocks_, spareActiveNode_, block); }
 
 }  // namespace tsgpu
