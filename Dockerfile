@@ -57,10 +57,15 @@ COPY --from=node /usr/local/bin/node /usr/local/bin/node
 COPY --from=build /opt/tsgpu /opt/tsgpu
 RUN ln -s /opt/tsgpu/dist/kernel/cli.js /usr/local/bin/tsgpu \
     && chmod 0755 /opt/tsgpu/dist/kernel/cli.js \
-    && useradd --create-home --uid 1000 --gid 100 --shell /bin/bash jovyan
-ENV KERNEL_LANGUAGE=typescript
+    && useradd --create-home --uid 1000 --gid 100 --shell /bin/bash jovyan \
+    && mkdir -p /opt/tsgpu/cache && chown 1000:100 /opt/tsgpu/cache
+# The code caches live in the image, not in a home folder that a volume may hide; `tsgpu install` builds the
+# type checker's startup snapshot there (for this image's Node and kernel), so that each kernel's first cell
+# gets its type warnings without parsing the libraries first.
+ENV KERNEL_LANGUAGE=typescript TSGPU_CACHE_DIR=/opt/tsgpu/cache
 USER 1000
 WORKDIR /home/jovyan
+RUN /usr/local/bin/node /opt/tsgpu/dist/kernel/cli.js install --prefix /tmp/tsgpu-spec && rm -rf /tmp/tsgpu-spec
 # EG's pod template puts KERNEL_ID, RESPONSE_ADDRESS, PUBLIC_KEY and PORT_RANGE in the environment.
 CMD ["/usr/local/bin/node", "--expose-gc", "/opt/tsgpu/dist/kernel/cli.js", "launch"]
 

@@ -9,6 +9,15 @@
 import { writeSync } from "fs";
 import { INSTALL_HELP, install, parseInstallArgs } from "./install";
 
+/**
+ * Starts the type checker's process from its startup snapshot before the
+ * kernel's modules load (see execution/checker.ts); a kernel's first cell
+ * waits for its type warnings, so the checker starts first.
+ */
+function startCheckerEarly(): void {
+  (require("./execution/checker") as typeof import("./execution/checker")).startCheckerEarly();
+}
+
 const HELP = `usage: tsgpu <command> [options]
 
 commands:
@@ -29,6 +38,7 @@ async function main(argv: string[]): Promise<number> {
   switch (cmd) {
     case "kernel": {
       if (!args[0]) { process.stderr.write("tsgpu kernel: expected a connection file\n"); return 2; }
+      startCheckerEarly();
       // Sockets first (on their own thread), then the engine: see boot.ts.
       const b = (require("./boot") as typeof import("./boot")).boot(args[0]);
       await b.engineCue;
@@ -45,6 +55,7 @@ async function main(argv: string[]): Promise<number> {
       return -1;
     }
     case "launch": {
+      startCheckerEarly();
       await (await import("./gateway/launch")).launch(args);
       return -1;
     }
@@ -53,6 +64,7 @@ async function main(argv: string[]): Promise<number> {
       if (o === "help") { process.stdout.write(INSTALL_HELP); return 0; }
       const dir = install(o);
       process.stdout.write(`Installed kernelspec ${o.name} in ${dir}\n`);
+      await prepareChecker();
       return 0;
     }
     case "run": {
@@ -84,3 +96,21 @@ main(argv).then((code) => { if (code >= 0) process.exitCode = code; }).catch((e)
   process.stderr.write(`tsgpu${cmd}: ${e instanceof Error ? e.message : e}\n`);
   process.exitCode = 1;
 });
+
+/**
+ * Builds the type checker's startup snapshot for this Node and this build
+ * of the kernel, so that the first kernel's first cell gets its warnings
+ * soon (see execution/checker_snapshot.ts). A failure costs only that: it
+ * is reported and the kernel checks on a thread.
+ */
+async function prepareChecker(): Promise<void> {
+  const { checkerSetup } = await import("./execution/checker");
+  const { ensureCheckerSnapshot, snapshotsEnabled } = await import("./execution/checker_snapshot");
+  if (!snapshotsEnabled()) return;
+  try {
+    const { file, ms } = ensureCheckerSnapshot(checkerSetup(process.cwd()));
+    if (ms) process.stdout.write(`Built the type checker's startup snapshot in ${(ms / 1000).toFixed(1)} s: ${file}\n`);
+  } catch (e) {
+    process.stderr.write(`tsgpu install: the type checker's startup snapshot was not built (the kernel checks without it): ${(e as Error).message}\n`);
+  }
+}

@@ -27,9 +27,12 @@ let exiting = false;
 /** Ends the kernel process (for the kernel's own shutdown; user code cannot reach the original any more). */
 export function exitProcess(code = 0): never {
   exiting = true;
-  // The kernel has flushed its files and closed its sockets by now. Ending without the C++ teardown
-  // (static destructors, atexit handlers) avoids its race with the threads still running at exit, which
-  // aborted about one kernel exit in ten ("malloc(): unsorted double linked list corrupted").
+  // The kernel has flushed its files and closed its sockets by now. It ends without Node's teardown
+  // (worker environments, static destructors, atexit handlers): the socket thread stays up on purpose
+  // until here, because zeromq may still hold frames that refer to that thread's zeromq state, and
+  // tearing the thread down frees that state under zeromq's I/O thread (kernel/transport/frames.ts:
+  // the heap corruption once seen at about one exit in ten). Its text frames are copies now; binary
+  // frames over 128 bytes still are not, and zeromq never says when it has released them.
   try {
     // eslint-disable-next-line @typescript-eslint/no-var-requires
     require("../native/addon").native.quickExit(code);

@@ -17,7 +17,7 @@ import { installStdin } from "./stdin";
 import { CommRegistry } from "./comms";
 import { MagicSession } from "../magics/session";
 import { describe } from "./execution/language";
-import { deviceUsage, loadRuntime } from "./runtime";
+import { deviceUsage, loadRuntime, setRuntimeCell } from "./runtime";
 import { exitProcess, guardProcess } from "./guard";
 
 export { log };
@@ -36,6 +36,7 @@ export async function startKernel(b: Boot): Promise<void> {
   engine = new ExecutionEngine(router, transport.interruptFlag, {
     magic: (name, args) => magics.runLine(name, args),
     cellMagic: (name, args, body) => magics.runCell(name, args, body),
+    beforeCell: setRuntimeCell,
     afterCell: (cell) => magics.afterCell(cell),
     runtime: loadRuntime,
     pump: () => transport.pump(),

@@ -2,9 +2,11 @@
  * %memory — where device memory goes and who holds it.
  *   %memory [DEVICE|all]        per-device table with bars (memory_overview.ts)
  *   --summary [--abbreviated]   PyTorch's memory_summary layout
- *   --tensors | --leaks         live tensors by holder, and by cell and line (memory_tensors.ts)
+ *   --tensors | --leaks         live tensors by holder, and by the cell and line that made them
+ *                               (the line for tensors of kSiteMinBytes or more; for all with history on)
+ *                               (memory_tensors.ts)
  *   --where                     live memory by the cell and line that allocated it (memory_where.ts)
- *   --history on|off            record allocation stacks
+ *   --history on|off            record the stack of every allocation
  *   --timeline                  chart of memory after every cell (timeline_svg.ts)
  *   --processes                 the processes using each GPU (processes.ts)
  *   --watch on|off              a footer after every cell
@@ -99,9 +101,25 @@ async function runCellMemory(args: string[], body: string, ctx: MagicContext): P
   return result;
 }
 
+const HELP = [
+  "Shows where device memory goes and who holds it (all devices in use, or DEVICE: cpu, cuda:0, all).",
+  "  (no option)        allocated, peak, reserved, split blocks, device total and free, with bars",
+  "  --summary          PyTorch's memory_summary table (--abbreviated: the short one)",
+  "  --tensors          live tensors by what holds them (variable, Out[N], kept error, closure, timer, frames,",
+  "                     unreachable) and by the cell and line that made them; --leaks is the same. Every tensor",
+  "                     records its cell; tensors of 1 MiB or more also record their line",
+  "  --where            live memory by the cell and line of each allocation recorded by --history",
+  "  --history on|off   record the stack of every allocation (the line of small tensors too)",
+  "  --timeline         a chart of allocated, reserved and peak after every cell",
+  "  --processes        the processes using each GPU (NVML)",
+  "  --watch on|off     after every cell, a footer with its change in allocated memory, its peak and reserved",
+  "%%memory runs the cell, then reports its allocated change and peak.",
+].join("\n");
+
 export const memoryMagic: Magic = {
   name: "memory",
   usage: USAGE,
+  help: HELP,
   run(args, ctx) {
     const opts = parse(args);
     if (opts.history !== undefined) return setHistory(ctx, opts.history, opts.device);

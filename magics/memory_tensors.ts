@@ -1,13 +1,13 @@
 /**
  * `%memory --tensors` (alias `--leaks`): live tensors grouped by what holds
- * them (holders.ts), largest first, each storage counted once; then the same
- * memory by the cell and line that made it (when memory history recorded
- * stacks).
+ * them (holders.ts), largest first, each storage counted once, with the cell
+ * and line that made each; then the same memory grouped by that cell and
+ * line (tensor_sites.ts).
  */
 import type { LiveTensor, MagicContext } from "./context";
 import { escapeHtml, formatBytes, htmlBlock, htmlRows, textTable } from "./format";
 import { findHolders, Holder } from "./holders";
-import { allocationSites, sitesView } from "./memory_where";
+import { groupBySite, SiteGroup, tensorSite, TensorSite } from "./tensor_sites";
 
 export interface HolderGroup {
   label: string;
@@ -18,14 +18,17 @@ export interface HolderGroup {
   ids: number[];
 }
 
-export interface TensorRow extends LiveTensor { holders: string[] }
+/** A live tensor as `--tensors` reports it: its holders and where it was made (the frames left out). */
+export interface TensorRow extends Omit<LiveTensor, "frames" | "cell">, TensorSite { holders: string[] }
 
 /** Live tensors of `devices` and their holders, grouped by first holder. */
 export function tensorsByHolder(ctx: MagicContext, devices: string[]): { groups: HolderGroup[]; tensors: TensorRow[]; snapshot: boolean; snapshotError?: string } {
   const live = ctx.runtime.memory.liveTensors().filter((t) => devices.includes(t.device));
   const report = findHolders(ctx, live);
-  const tensors: TensorRow[] = live.map((t) => ({ ...t, holders: (report.holders.get(t.id) ?? []).map((h) => h.label) }))
-    .sort((a, b) => b.nbytes - a.nbytes || a.id - b.id);
+  const tensors: TensorRow[] = live.map((t) => {
+    const { frames: _frames, cell: _cell, ...info } = t;
+    return { ...info, ...tensorSite(t), holders: (report.holders.get(t.id) ?? []).map((h) => h.label) };
+  }).sort((a, b) => b.nbytes - a.nbytes || a.id - b.id);
   const groups = new Map<string, HolderGroup>();
   for (const t of tensors) {
     const h = report.holders.get(t.id)![0];
@@ -39,39 +42,56 @@ export function tensorsByHolder(ctx: MagicContext, devices: string[]): { groups:
   return { groups: sorted, tensors, snapshot: report.snapshot, snapshotError: report.snapshotError };
 }
 
-function shapeText(t: LiveTensor): string { return `[${t.shape.join(", ")}]`; }
+function shapeText(t: { shape: readonly number[] }): string { return `[${t.shape.join(", ")}]`; }
+
+/** The by-site table (text and HTML) and its note about tensors whose line was not recorded. */
+function sitesView(sites: SiteGroup[], minBytes: number): { text: string; html: string } {
+  if (!sites.length) return { text: "", html: "" };
+  const rows: (string | number)[][] = [["made in", "tensors", "bytes"]];
+  for (const s of sites) rows.push([s.site, s.tensors, formatBytes(s.bytes)]);
+  const caption = "Live tensors by the cell and line that made them";
+  let text = `${caption}:\n${textTable(rows)}`;
+  let html = htmlRows(rows.map((r) => r.map((v) => escapeHtml(String(v)))), [false, true, true], caption, "tsgpu-sites");
+  if (sites.some((s) => s.line === null && s.cell !== null)) {
+    const note = `Tensors under ${formatBytes(minBytes)} record the cell that made them but not the line; %memory --history on records the line of every tensor made after it.`;
+    text += `\n\n${note}`;
+    html += `<p class="note">${escapeHtml(note)}</p>`;
+  }
+  return { text, html };
+}
 
 export function showTensors(ctx: MagicContext, devices: string[]): void {
   const { groups, tensors, snapshot, snapshotError } = tensorsByHolder(ctx, devices);
   const byId = new Map(tensors.map((t) => [t.id, t]));
   const total = tensors.reduce((n, t) => n + t.nbytes, 0);
   const head = `${tensors.length} live tensor${tensors.length === 1 ? "" : "s"}, ${formatBytes(total)} on ${devices.join(", ")}`;
-  const htmlRowsOut: string[][] = [["held by", "tensor", "shape", "dtype", "device", "bytes", "also held by"]];
-  const textRows: (string | number)[][] = [["held by", "tensor", "shape", "dtype", "device", "bytes", "also held by"]];
+  const header = ["held by", "tensor", "shape", "dtype", "device", "bytes", "made in", "also held by"];
+  const htmlRowsOut: string[][] = [header];
+  const textRows: (string | number)[][] = [header];
   for (const g of groups) {
     const summary = `${g.tensors} tensor${g.tensors === 1 ? "" : "s"}`;
-    htmlRowsOut.push([`<b>${escapeHtml(g.label)}</b>`, escapeHtml(summary), "", "", "", `<b>${escapeHtml(formatBytes(g.bytes))}</b>`, ""]);
-    textRows.push([g.label, summary, "", "", "", formatBytes(g.bytes), ""]);
+    htmlRowsOut.push([`<b>${escapeHtml(g.label)}</b>`, escapeHtml(summary), "", "", "", `<b>${escapeHtml(formatBytes(g.bytes))}</b>`, "", ""]);
+    textRows.push([g.label, summary, "", "", "", formatBytes(g.bytes), "", ""]);
     for (const id of g.ids) {
       const t = byId.get(id)!;
       const also = t.holders.slice(1).join("; ");
-      htmlRowsOut.push(["", `#${t.id}`, escapeHtml(shapeText(t)), escapeHtml(t.dtype), escapeHtml(t.device), escapeHtml(formatBytes(t.nbytes)), escapeHtml(also)]);
-      textRows.push(["", `  #${t.id}`, shapeText(t), t.dtype, t.device, formatBytes(t.nbytes), also]);
+      const cells = [`#${t.id}`, shapeText(t), t.dtype, t.device, formatBytes(t.nbytes), t.site, also];
+      htmlRowsOut.push(["", ...cells.map(escapeHtml)]);
+      textRows.push(["", "  " + cells[0], ...cells.slice(1)]);
     }
   }
-  let where = { text: "", html: "" };
-  let sites: ReturnType<typeof allocationSites> = [];
-  try { sites = allocationSites(ctx, devices); where = sitesView(sites); } catch { /* no memory history in this runtime */ }
+  const sites = groupBySite(tensors);
+  const where = sitesView(sites, ctx.runtime.memory.kSiteMinBytes);
   const notes: string[] = [];
   if (groups.some((g) => g.kind === "unreachable")) notes.push("Nothing referenced the unreachable tensors: the heap snapshot this view took collected them, and their memory went back to the allocator's cache (%empty_cache returns it to the device).");
   if (snapshotError) notes.push(`The heap snapshot failed (${snapshotError}); tensors it would have explained are listed as not found.`);
   const text = [head, tensors.length ? textTable(textRows) : "", ...notes, where.text].filter(Boolean).join("\n\n");
   const html = `<p><b>${escapeHtml(head)}</b></p>` +
-    (tensors.length ? htmlRows(htmlRowsOut, [false, false, false, false, false, true, false], "Live tensors by what holds them", "tsgpu-tensors") : "") +
+    (tensors.length ? htmlRows(htmlRowsOut, [false, false, false, false, false, true, false, false], "Live tensors by what holds them", "tsgpu-tensors") : "") +
     notes.map((n) => `<p class="note">${escapeHtml(n)}</p>`).join("") + where.html;
   ctx.output.display({
     "text/plain": text,
     "text/html": htmlBlock(html),
-    "application/json": { holders: groups, tensors, where: sites, heap_snapshot: snapshot },
+    "application/json": { holders: groups, tensors, sites, heap_snapshot: snapshot },
   });
 }

@@ -15,7 +15,7 @@ export type StorageHandle = number;
 /** Codes of element types (native/src/base/dtype.h, through native/generated/dtypes.ts). */
 export const DTYPE_CODES: Readonly<Record<string, number>> = Object.fromEntries(DTYPE_TABLE.map((r) => [r.name, r.code]));
 
-/** A frame of user code, recorded with allocations when memory history is on. */
+/** A frame of user code, recorded with allocations when memory history is on, and with large storages always. */
 export interface Frame {
   filename: string;
   line: number;
@@ -74,7 +74,7 @@ export interface NativeAddon {
   /**
    * Allocates `nbytes` on the device of `slot` for `owner`, which keeps the
    * storage alive: once `owner` is garbage collected the storage is freed.
-   * `id` is what liveStorages reports; `frames` the user's stack (history on).
+   * `id` is what liveStorages reports; `frames` the user's stack (history on, or a large storage).
    */
   alloc(owner: object, slot: number, nbytes: number, dtype: number, id: number, frames?: Frame[] | null): StorageHandle;
   /** Frees a storage now; a handle already freed is ignored. */
@@ -88,7 +88,10 @@ export interface NativeAddon {
    * collections run because tensors dropped without dispose() held a lot (count, seconds).
    */
   externalMemory(): { reported: number; held: number; forcedCollections: number; forcedCollectionSeconds: number };
-  liveStorages(device: string): { id: number; shape: number[]; dtype: string; device: string; nbytes: number }[];
+  /** Live storages of `device` ("" for all), oldest first, with the cell and frames they were tagged with. */
+  liveStorages(device: string): { id: number; shape: number[]; dtype: string; device: string; nbytes: number; cell?: number; frames?: Frame[] }[];
+  /** Tags storages made from now on with a notebook cell's execution count (0: none). */
+  setAllocationCell(cell: number): void;
   reclaim(): number;
   setGcHook(fn: (() => void) | null): void;
   /**

@@ -55,17 +55,18 @@ export {
   exp, expm1, log, log1p, log2, sqrt, rsqrt, reciprocal, sin, cos, tanh, sigmoid, silu, neg, abs, sign, relu,
   floor, ceil, round, trunc, gelu, softplus, logicalNot, mul, div, pow, remainder, maximum, minimum,
   eq, ne, lt, le, gt, ge, logicalAnd, logicalOr, logicalXor, where, clamp, lerp, addcmul, addcdiv,
-  GeluOptions, SoftplusOptions, DivOptions, AddcOptions,
+  GeluOptions, SoftplusOptions, DivOptions, AddcOptions, RoundOptions,
 } from './ops/math';
 export {
   sum, prod, mean, amax, amin, all, any, argmax, argmin, var, std, norm, logsumexp, max, min,
   softmax, logSoftmax, cumsum, sort, argsort, topk, Dims, ReduceOptions, VarOptions, ValuesIndices,
 } from './ops/reduce';
 export {
-  cat, stack, repeat, tile, gather, scatter, scatterAdd, indexSelect, maskedFill, tril, triu, nonzero,
+  cat, stack, repeat, tile, gather, scatter, scatterAdd, indexSelect, maskedFill, tril, triu, nonzero, NonzeroOptions,
 } from './ops/indexing';
 export {
   embedding, layerNorm, rmsNorm, dropout, crossEntropy, nllLoss, mseLoss, LossOptions, CrossEntropyOptions, Reduction,
+  EmbeddingOptions,
 } from './ops/nn_functional';
 import * as functional from './ops/nn_functional';
 /** torch.nn.functional: the functions of ops/nn_functional.ts under PyTorch's module path. */

@@ -4,12 +4,12 @@
  * functions mean, because every device goes through the same caching
  * allocator.
  */
-import { native, runGc } from './addon';
+import { Frame, native, runGc } from './addon';
 import { DeviceLike, normalizeDevice } from './device';
 import { codedError } from './errors';
 import { FrameMapper, setStackCapture } from './storage';
 
-export { setFrameMapper, FrameMapper } from './storage';
+export { setFrameMapper, FrameMapper, kSiteMinBytes, siteCaptureCount } from './storage';
 
 /** What `emptyCache` released, and what it had to keep and why. */
 export interface EmptyCacheReport {
@@ -39,6 +39,14 @@ export interface LiveTensorInfo {
    * `{ kind: "gradient", label: "gradient of model.fc.weight" }`, `{ kind: "optimizer", label: "optimizer state (Adam exp_avg)" }`.
    */
   holder?: { kind: 'saved' | 'gradient' | 'optimizer' | 'runtime'; label: string };
+  /** Execution count of the notebook cell that was current when it was made (see setAllocationCell); absent outside cells. */
+  cell?: number;
+  /**
+   * The code that made it, innermost first: recorded for storages of at
+   * least `kSiteMinBytes` bytes, and for every storage while memory history
+   * is on; absent otherwise. Frames of notebook cells carry `cell` and `line`.
+   */
+  frames?: Frame[];
 }
 
 /** Options of recordMemoryHistory. */
@@ -151,6 +159,18 @@ export function memGetInfo(device?: DeviceLike): [number, number] {
 /** Tensors not yet disposed or collected, oldest first (all devices when omitted). */
 export function liveTensors(device?: DeviceLike): LiveTensorInfo[] {
   return native.liveStorages(device === undefined ? '' : normalizeDevice(device));
+}
+
+/**
+ * Tags tensors made from now on with a notebook cell's execution count
+ * (0 for none); `liveTensors()` reports it as `cell`. A notebook kernel calls
+ * it as each cell starts: it costs nothing per tensor.
+ */
+export function setAllocationCell(cell: number): void {
+  if (!Number.isInteger(cell) || cell < 0 || cell > 0x7fffffff) {
+    throw codedError('TSGPU_ARG', `expected a non-negative integer below 2147483648 for cell, got ${String(cell)}`);
+  }
+  native.setAllocationCell(cell);
 }
 
 /** Devices that have an allocator: always "cpu", plus every "cuda:N" used so far. */

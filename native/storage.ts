@@ -28,12 +28,16 @@ const nativeFree = native.free;
 const freeQueue = new Int32Array(1024);
 const queueDrained = native.setFreeQueue(freeQueue);
 
-/** Whether new tensors on `device` record the user's stack (memory history is on for it). */
-export function capturesStacks(device: string): boolean {
-  return historyDevices.size > 0 && historyDevices.has(device);
+/**
+ * Whether a new storage of `nbytes` on `device` records the code that makes
+ * it: always while memory history is on for the device, else from
+ * kSiteMinBytes on (allocation sites). Ops allocate others in the addon.
+ */
+export function capturesStacks(device: string, nbytes: number): boolean {
+  return (historyDevices.size > 0 && historyDevices.has(device)) || nbytes >= kSiteMinBytes;
 }
 
-/** Turns capture of the user's stack for new tensors on `device` on or off (memory history). */
+/** Turns capture of the user's stack for every new tensor on `device` on or off (memory history). */
 export function setStackCapture(device: string, on: boolean): void {
   if (on) historyDevices.add(device);
   else historyDevices.delete(device);
@@ -73,22 +77,63 @@ function activeMapper(): FrameMapper | null {
   return typeof g === 'function' ? (g as FrameMapper) : null;
 }
 
-/** Frames of the code that is creating a tensor, innermost first, without the runtime's own. */
-function captureFrames(): Frame[] {
-  const mapper = activeMapper();
-  const holder: { stack?: string } = {};
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 32;
-  Error.captureStackTrace(holder, captureFrames);
+/**
+ * Storages of at least this many bytes record the code that made them (the
+ * innermost cell and line) even while memory history is off, so that
+ * `%memory --tensors` can say where large tensors came from. Smaller ones
+ * record only the current cell (a number, at no cost): a stack capture
+ * costs microseconds, and small tensors do not make leaks that matter.
+ * Unit: bytes (1 MiB, the boundary of the allocator's large pool).
+ */
+export const kSiteMinBytes = 1 << 20;
+
+/** Frames recorded for a site while history is off: up to and including the innermost cell frame. */
+const kSiteMaxFrames = 4;
+/** Frames of the runtime's own between the caller and a Storage (5 for an op; V8's capture costs per frame). */
+const kRuntimeFrames = 8;
+/** Frames recorded while memory history is on. */
+const kHistoryMaxFrames = 16;
+
+let stackCaptures = 0;
+
+/** How many stacks storages have captured since the runtime loaded (each costs microseconds; for tests and diagnostics). */
+export function siteCaptureCount(): number {
+  return stackCaptures;
+}
+
+const structuredStack = (_error: Error, sites: NodeJS.CallSite[]): NodeJS.CallSite[] => sites;
+
+/** At most `limit` call sites above `captureFrames`, innermost first, without formatting them as text. */
+function callSites(limit: number): NodeJS.CallSite[] {
+  const holder: { stack?: NodeJS.CallSite[] } = {};
+  const previousLimit = Error.stackTraceLimit;
+  const prepare = Error.prepareStackTrace;
   Error.stackTraceLimit = limit;
+  Error.prepareStackTrace = structuredStack;
+  try {
+    Error.captureStackTrace(holder, captureFrames);
+    return Array.isArray(holder.stack) ? holder.stack : []; // reading .stack runs prepareStackTrace
+  } finally {
+    Error.stackTraceLimit = previousLimit;
+    Error.prepareStackTrace = prepare;
+  }
+}
+
+/**
+ * Frames of the code that is creating a tensor, innermost first, without the
+ * runtime's own; at most `maxFrames`, and with `untilCell` none past the
+ * innermost frame of a notebook cell.
+ */
+function captureFrames(maxFrames: number, untilCell: boolean): Frame[] {
+  stackCaptures++;
+  const mapper = activeMapper();
   const frames: Frame[] = [];
-  for (const text of (holder.stack ?? '').split('\n').slice(1)) {
-    const m = /^\s*at (?:(.*?) \()?(.*?):(\d+):(\d+)\)?$/.exec(text);
-    if (!m) continue;
-    const filename = m[2];
-    if (filename.startsWith('node:') || runtimeDirs.some((d) => filename.startsWith(d))) continue;
-    const line = Number(m[3]);
-    const column = Number(m[4]);
+  for (const site of callSites(maxFrames + kRuntimeFrames)) {
+    const filename = site.getFileName() ?? site.getScriptNameOrSourceURL?.() ?? '';
+    if (!filename || filename.startsWith('node:') || runtimeDirs.some((d) => filename.startsWith(d))) continue;
+    const line = site.getLineNumber() ?? 0;
+    const column = site.getColumnNumber() ?? 0;
+    const name = site.getFunctionName() ?? '';
     let mapped: ReturnType<FrameMapper> = null;
     if (mapper) {
       try {
@@ -97,14 +142,15 @@ function captureFrames(): Frame[] {
         mapped = null; // a failing mapper must not break allocation
       }
     }
+    let frame: Frame;
     if (mapped && typeof mapped.label === 'string' && Number.isFinite(mapped.line)) {
-      const frame: Frame = { filename: mapped.label, line: mapped.line, column: 0, name: m[1] ?? '' };
+      frame = { filename: mapped.label, line: mapped.line, column: 0, name };
       if (typeof mapped.cell === 'number' && Number.isInteger(mapped.cell)) frame.cell = mapped.cell;
-      frames.push(frame);
     } else {
-      frames.push({ filename, line, column, name: m[1] ?? '' });
+      frame = { filename, line, column, name };
     }
-    if (frames.length >= 16) break;
+    frames.push(frame);
+    if (frames.length >= maxFrames || (untilCell && frame.cell !== undefined)) break;
   }
   return frames;
 }
@@ -138,7 +184,8 @@ export class Storage {
     this.shape = shape;
     this.handle = -1;
     if (pendingSlot !== undefined) return;
-    const frames = capturesStacks(device) ? captureFrames() : null;
+    const history = historyDevices.size > 0 && historyDevices.has(device);
+    const frames = history ? captureFrames(kHistoryMaxFrames, false) : nbytes >= kSiteMinBytes ? captureFrames(kSiteMaxFrames, true) : null;
     this.handle = nativeAlloc(this, deviceSlot(device), nbytes, dtypeCode(dtype), this.id, frames);
   }
 

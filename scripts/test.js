@@ -94,7 +94,8 @@ function main() {
   if (missing) base.TSGPU_SKIP_JUPYTER = missing;
   const failures = [];
   try {
-    if (run(process.execPath, [join(root, "dist", "kernel", "cli.js"), "install", "--prefix", prefix], { env: base }) !== 0) failures.push("kernelspec install");
+    // The kernelspec only: the checker's snapshot is built for each suite's own cache folder (jest's global setup).
+    if (run(process.execPath, [join(root, "dist", "kernel", "cli.js"), "install", "--prefix", prefix], { env: { ...base, TSGPU_CHECKER_SNAPSHOT: "0" } }) !== 0) failures.push("kernelspec install");
     const jestArgs = [join(root, "node_modules", "jest", "bin", "jest.js"), "--ci", ...process.argv.slice(2)];
     if (run(process.execPath, jestArgs, { env: { ...base, ...isolatedEnv(join(scratch, "jest")) } }) !== 0) failures.push("jest");
     const pyTests = readdirSync(join(root, "test", "kernel")).filter((f) => /^test_.*\.py$/.test(f));

@@ -12,11 +12,14 @@
  * and is not sent for a cell that declares and imports nothing (see
  * `deferredCommit`).
  */
-import { Worker } from "worker_threads";
+import { existsSync, rmSync } from "fs";
 import { join } from "path";
 import type { CellDiagnostic, CompletionResult, InspectionResult } from "./cell_language";
 import type { CheckerReply, CheckerRequest } from "./checker_protocol";
 import { AMBIENT_DECLARATIONS } from "./ambient";
+import { ChannelEvents, CheckerChannel, processChannel, threadChannel } from "./checker_channel";
+import { checkerSnapshotFile, requestCheckerSnapshot, snapshotsEnabled } from "./checker_snapshot";
+import type { ProjectSetup } from "./project";
 
 /** `on`: diagnostics are warnings; `strict`: type errors stop the cell before it runs; `off`: no checking. */
 export type TypecheckMode = "on" | "off" | "strict";
@@ -41,6 +44,54 @@ export interface PendingCheck {
 interface Waiter { resolve(v: unknown): void }
 
 const kernelRoot = join(__dirname, "..", "..", "..");
+/** The checker's project setup for a notebook folder. */
+export function checkerSetup(cwd: string): ProjectSetup {
+  return { cwd, kernelRoot, runtimeTypes: join(kernelRoot, "dist", "native"), ambient: AMBIENT_DECLARATIONS };
+}
+
+/**
+ * A checker process started at the very beginning of a kernel's process
+ * (startCheckerEarly), before the engine that uses it exists: its replies
+ * wait here until a TypeChecker for the same folder takes it over.
+ */
+interface EarlyChecker {
+  cwd: string;
+  file: string;
+  channel: CheckerChannel;
+  replies: CheckerReply[];
+  failure?: string;
+  /** The taker's handlers, once taken. */
+  events?: ChannelEvents;
+}
+let early: EarlyChecker | undefined;
+
+/**
+ * Starts the checker process from its snapshot now, if there is one, for
+ * the first TypeChecker.start(cwd) to take over: the kernel's own modules
+ * load meanwhile, and its first cell waits less for its type warnings.
+ * Without a snapshot nothing happens here (the thread starts with the engine).
+ */
+export function startCheckerEarly(cwd = process.cwd()): void {
+  if (early || !snapshotsEnabled()) return;
+  const setup = checkerSetup(cwd);
+  let file: string;
+  try { file = checkerSnapshotFile(setup); } catch { return; }
+  if (!existsSync(file)) return;
+  const replies: CheckerReply[] = [];
+  let e: EarlyChecker | undefined;
+  let failure: string | undefined;
+  try {
+    const channel = processChannel(setup, file, {
+      message: (m) => { if (e?.events) e.events.message(m); else replies.push(m); },
+      failed: (reason) => { if (e?.events) e.events.failed(reason); else if (e) e.failure ??= reason; else failure ??= reason; },
+    });
+    e = { cwd, file, channel, replies, failure };
+  } catch {
+    return; // the thread starts with the engine
+  }
+  early = e;
+}
+
 /** With checking off, cells that ran are analyzed (for their declarations) once no cell ran for this long. */
 const kIdleMs = 200;
 /** Most cells whose diagnostics the main thread remembers. */
@@ -51,7 +102,7 @@ interface Analysis { diagnostics: CellDiagnostic[]; version: number; reusable: b
 
 export class TypeChecker {
   mode: TypecheckMode = initialMode();
-  private worker?: Worker;
+  private channel?: CheckerChannel;
   private ready = false;
   /** Why checking is unavailable, once it is known to be. */
   unavailable?: string;
@@ -89,30 +140,70 @@ export class TypeChecker {
    */
   private deferredCommit?: number;
 
+  /** The snapshot the checker process was started from. */
+  private snapshotFile?: string;
+  /** Requests sent to a checker process before it was ready. */
+  private readonly sentBeforeReady: CheckerRequest[] = [];
+
   constructor(private readonly log: (text: string) => void = () => undefined) {}
 
-  /** Starts the checker thread (it parses the libraries in the background). */
+  /**
+   * Starts the checker: a process from the checker's startup snapshot when
+   * there is one, else a worker thread (and the snapshot is built in the
+   * background for the next kernels). It parses the libraries meanwhile.
+   */
   start(cwd = process.cwd()): void {
-    if (this.worker || this.unavailable) return;
-    let worker: Worker;
-    try {
-      worker = new Worker(join(__dirname, "checker_worker.js"), {
-        workerData: {
-          setup: { cwd, kernelRoot, runtimeTypes: join(kernelRoot, "dist", "native"), ambient: AMBIENT_DECLARATIONS },
-        },
-        stdout: true, stderr: true,
-        // A large young generation: each cell builds a new type checker, and scavenges dominate otherwise.
-        resourceLimits: { maxYoungGenerationSizeMb: 64 },
-      });
-    } catch (e) {
-      this.fail(`cannot start the checker thread: ${(e as Error).message}`);
+    if (this.channel || this.unavailable) return;
+    const setup = checkerSetup(cwd);
+    const taken = early?.cwd === cwd ? early : undefined;
+    if (taken) {
+      early = undefined;
+      this.snapshotFile = taken.file;
+      this.channel = taken.channel;
+      taken.events = this.events(setup);
+      for (const m of taken.replies.splice(0)) taken.events.message(m);
+      if (taken.failure) taken.events.failed(taken.failure);
       return;
     }
-    this.worker = worker;
-    worker.unref();
-    worker.on("message", (m: CheckerReply) => this.onReply(m));
-    worker.on("error", (e) => this.fail(`the checker thread failed: ${e?.stack ?? e}`));
-    worker.on("exit", (code) => { if (!this.unavailable) this.fail(`the checker thread exited with code ${code}`); });
+    if (snapshotsEnabled()) {
+      let file: string | undefined;
+      try { file = checkerSnapshotFile(setup); } catch { /* the kernel's files cannot be read: no snapshot */ }
+      if (file && existsSync(file)) {
+        this.snapshotFile = file;
+        this.channel = this.open(() => processChannel(setup, file!, this.events(setup)));
+        return;
+      }
+      if (file) requestCheckerSnapshot(setup, file, this.log);
+    }
+    this.channel = this.open(() => threadChannel(setup, this.events(setup)));
+  }
+
+  private open(make: () => CheckerChannel): CheckerChannel | undefined {
+    try {
+      return make();
+    } catch (e) {
+      this.fail(`cannot start the checker: ${(e as Error).message}`);
+      return undefined;
+    }
+  }
+
+  private events(setup: ProjectSetup) {
+    return {
+      message: (m: CheckerReply) => this.onReply(m, setup),
+      failed: (reason: string) => {
+        if (this.unavailable) return;
+        // A snapshot that does not start (another Node, a damaged file) is removed; the thread takes over.
+        if (this.channel?.kind === "process" && !this.ready && this.snapshotFile) {
+          this.log(`${reason}; checking on a thread instead`);
+          rmSync(this.snapshotFile, { force: true });
+          this.snapshotFile = undefined;
+          this.channel = this.open(() => threadChannel(setup, this.events(setup)));
+          for (const r of this.sentBeforeReady.splice(0)) this.channel?.post(r);
+          return;
+        }
+        this.fail(reason);
+      },
+    };
   }
 
   /** Whether the checker has built its first program (answers come quickly from now on). */
@@ -135,13 +226,22 @@ export class TypeChecker {
     for (const w of this.waiters.values()) w.resolve(null);
     this.waiters.clear();
     for (const w of this.readyWaiters.splice(0)) w();
-    void this.worker?.terminate();
-    this.worker = undefined;
+    void this.channel?.terminate();
+    this.channel = undefined;
   }
 
-  private onReply(m: CheckerReply): void {
+  private onReply(m: CheckerReply, setup: ProjectSetup): void {
+    if (m.kind === "snapshot") {
+      // A library file changed since the snapshot was made: this checker parsed it anew; the next one gets a new snapshot.
+      if (m.stale && this.snapshotFile) {
+        rmSync(this.snapshotFile, { force: true });
+        requestCheckerSnapshot(setup, this.snapshotFile, this.log);
+      }
+      return;
+    }
     if (m.kind === "ready") {
       this.ready = true;
+      this.sentBeforeReady.length = 0;
       if (!m.nodeTypes) this.log("@types/node was not found: Node's globals are unknown to the type checker");
       for (const w of this.readyWaiters.splice(0)) w();
       return;
@@ -166,7 +266,7 @@ export class TypeChecker {
   }
 
   private post(r: CheckerRequest): void {
-    if (!this.worker) return;
+    if (!this.channel) return;
     const deferred = this.deferredCommit;
     if (deferred !== undefined) {
       this.deferredCommit = undefined;
@@ -174,11 +274,13 @@ export class TypeChecker {
     }
     if (r.kind === "analyze") this.analyzeIds.add(r.id);
     if (r.kind === "analyze" || r.kind === "commit" || r.kind === "reset") this.inFlight++;
-    this.worker.postMessage(r);
+    // Kept until the checker is ready: a snapshot that fails to start hands them to the thread instead.
+    if (!this.ready && this.channel.kind === "process") this.sentBeforeReady.push(r);
+    this.channel.post(r);
   }
 
   private ask<T>(make: (id: number) => CheckerRequest): Promise<T | null> {
-    if (!this.worker) return Promise.resolve(null);
+    if (!this.channel) return Promise.resolve(null);
     const id = this.nextId++;
     const p = new Promise<T | null>((resolve) => this.waiters.set(id, { resolve: resolve as (v: unknown) => void }));
     this.post(make(id));
@@ -259,7 +361,7 @@ export class TypeChecker {
    */
   async settled(timeoutMs: number): Promise<boolean> {
     const end = Date.now() + timeoutMs;
-    while (this.inFlight > 0 && this.worker && Date.now() < end) await new Promise((r) => setTimeout(r, 2));
+    while (this.inFlight > 0 && this.channel && Date.now() < end) await new Promise((r) => setTimeout(r, 2));
     return this.inFlight === 0;
   }
 
@@ -286,9 +388,9 @@ export class TypeChecker {
 
   /** Stops the checker thread. */
   async stop(): Promise<void> {
-    const w = this.worker;
+    const w = this.channel;
     this.unavailable ??= "stopped";
-    this.worker = undefined;
+    this.channel = undefined;
     await w?.terminate();
   }
 }

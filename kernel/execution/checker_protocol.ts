@@ -1,5 +1,16 @@
 /** Messages between the kernel's main thread and the checker thread. */
 import type { CellDiagnostic, CompletionResult, InspectionResult } from "./cell_language";
+import type { ProjectSetup } from "./project";
+
+/** What the kernel gives the build of the checker's startup snapshot, in TSGPU_CHECKER_BUILD (JSON). */
+export interface SnapshotBuild {
+  /** The project's setup (its cwd an empty folder: the snapshot holds no notebook's files). */
+  setup: ProjectSetup;
+  /** The folder of the compiled checker modules. */
+  distDir: string;
+  /** typescript.js. */
+  typescriptFile: string;
+}
 
 export type CheckerRequest =
   /** Put a cell in the project; answer its diagnostics if asked (always answered). */
@@ -23,5 +34,7 @@ export type CheckerReply =
   | { kind: "applied"; version: number }
   | { kind: "completion"; id: number; result: CompletionResult | null }
   | { kind: "inspection"; id: number; result: InspectionResult | null }
+  /** From a checker started from a startup snapshot, once ready: whether a library file had changed since the snapshot was built. */
+  | { kind: "snapshot"; stale: boolean }
   /** A request failed (id -1: the thread itself could not start). */
   | { kind: "failed"; id: number; message: string };

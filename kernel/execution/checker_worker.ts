@@ -1,112 +1,22 @@
 /**
  * The checker thread: holds the TypeScript language service (CellLanguage)
  * so that type checking runs beside the cell's execution and completion never
- * blocks the kernel's main thread.
+ * blocks the kernel's main thread. Used when no startup snapshot of the
+ * checker is there yet (see checker_snapshot.ts).
  */
 import { parentPort, workerData } from "worker_threads";
-import { readlinkSync } from "fs";
-import { setPriority } from "os";
 import { CellLanguage } from "./cell_language";
-import { saveTypeScriptCodeCache } from "./transpile";
-import type { CheckerReply, CheckerRequest } from "./checker_protocol";
+import { serveChecker } from "./checker_service";
+import { saveTypeScriptCodeCache } from "./typescript_module";
 
 const port = parentPort!;
 
-/**
- * Niceness of this thread once it is warm: checking is background work and must not slow the cells beside
- * it. The warm-up itself runs at normal priority, because a cell run before the checker is warm waits for
- * it to give its warnings (on a busy machine a niced warm-up took several seconds).
- */
-const kCheckerNice = 10;
-
-/** Lowers this thread's scheduling priority (Linux: a thread id is a pid to setpriority). Best effort. */
-function lowerPriority(): void {
-  if (process.env.TSGPU_CHECKER_NICE === "0") return;
-  try {
-    const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
-    if (tid > 0) setPriority(tid, kCheckerNice);
-  } catch { /* not Linux, or not allowed: run at normal priority */ }
-}
-const queue: CheckerRequest[] = [];
-let language: CellLanguage | undefined;
-let scheduled = false;
-
-function send(m: CheckerReply): void { port.postMessage(m); }
-
-function handle(r: CheckerRequest): void {
-  const lang = language!;
-  switch (r.kind) {
-    case "analyze": {
-      const diagnostics = lang.analyze(r.code, r.seq, r.withDiagnostics);
-      send({ kind: "diagnostics", id: r.id, diagnostics, version: lang.version, reusable: lang.pendingIsReusable(), pure: lang.pendingIsPure() });
-      // The declaration output needs this program: compute it before anything replaces the cell.
-      lang.prepare();
-      break;
-    }
-    case "commit": lang.commit(r.seq); send({ kind: "applied", version: lang.version }); break;
-    case "reset": lang.reset(); send({ kind: "applied", version: lang.version }); break;
-    case "complete": send({ kind: "completion", id: r.id, result: lang.complete(r.code, r.offset) }); break;
-    case "inspect": send({ kind: "inspection", id: r.id, result: lang.inspect(r.code, r.offset) }); break;
-  }
-}
-
-/**
- * The request to handle next: the first one, except that completion and
- * inspection go ahead of cells waiting to be analyzed (never ahead of a
- * commit or reset, so they see every cell that ran before they were asked).
- */
-function nextIndex(): number {
-  for (let i = 0; i < queue.length; i++) {
-    const kind = queue[i].kind;
-    if (kind === "complete" || kind === "inspect") return i;
-    if (kind !== "analyze") break;
-  }
-  return 0;
-}
-
-function drain(): void {
-  scheduled = false;
-  const r = queue.splice(nextIndex(), 1)[0];
-  if (!r) return;
-  try {
-    handle(r);
-  } catch (e) {
-    send({ kind: "failed", id: "id" in r ? r.id : -1, message: String((e as Error)?.stack ?? e) });
-  }
-  if (queue.length && !scheduled) { scheduled = true; setImmediate(drain); }
-}
-
-/**
- * A completion or inspection still waiting when another of the same kind
- * comes is answered "nothing" at once: its asker has given up waiting (the
- * kernel answers from what it knows after a short wait), and a client that
- * sends them faster than they are computed would otherwise grow the queue,
- * and this thread's memory, without bound.
- */
-function supersede(r: CheckerRequest): void {
-  if (r.kind !== "complete" && r.kind !== "inspect") return;
-  for (let i = queue.length - 1; i >= 0; i--) {
-    const q = queue[i];
-    if (q.kind !== r.kind) continue;
-    queue.splice(i, 1);
-    send(q.kind === "complete" ? { kind: "completion", id: q.id, result: null } : { kind: "inspection", id: q.id, result: null });
-  }
-}
-
-port.on("message", (r: CheckerRequest) => {
-  supersede(r);
-  queue.push(r);
-  if (language && !scheduled) { scheduled = true; setImmediate(drain); }
-});
-
-try {
-  const t0 = Date.now();
-  language = new CellLanguage(workerData.setup);
-  language.warmUp();
-  send({ kind: "ready", ms: Date.now() - t0, nodeTypes: language.project.hasNodeTypes });
-  lowerPriority();
-  saveTypeScriptCodeCache();
-  if (queue.length) { scheduled = true; setImmediate(drain); }
-} catch (e) {
-  send({ kind: "failed", id: -1, message: `cannot start the TypeScript language service: ${String((e as Error)?.stack ?? e)}` });
-}
+serveChecker(
+  { send: (m) => port.postMessage(m), onRequest: (fn) => port.on("message", fn) },
+  () => {
+    const language = new CellLanguage(workerData.setup);
+    language.warmUp();
+    return language;
+  },
+  saveTypeScriptCodeCache,
+);

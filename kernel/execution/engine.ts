@@ -33,6 +33,8 @@ export interface EngineHooks {
   magic(name: string, args: string): Promise<unknown> | unknown;
   /** Runs a cell magic (`%%name args` on the first line) with the rest of the cell as `body`. */
   cellMagic?(name: string, args: string, body: string): Promise<unknown> | unknown;
+  /** Called as a cell starts running, with its execution count. */
+  beforeCell?(executionCount: number): void;
   /** Called when a cell has finished, inside its output scope (for per-cell footers and records). */
   afterCell?(cell: { executionCount: number; status: "ok" | "error"; interrupted: boolean; pending: boolean }): void;
   /** The runtime object (`torch`). */
@@ -191,6 +193,7 @@ export class ExecutionEngine {
     this.abort = abort;
     this.router.current = scope;
     Atomics.store(this.interruptFlag, 0, 0);
+    this.hooks.beforeCell?.(executionCount);
     const cancelled = new Promise<never>((_, reject) => { this.cancel = reject; });
     cancelled.catch(() => undefined);
 

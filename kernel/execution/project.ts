@@ -19,9 +19,9 @@
  * package.json above each of them for every new program.
  */
 import type * as TS from "typescript";
-import { existsSync, readFileSync } from "fs";
+import { existsSync, readFileSync, realpathSync } from "fs";
 import { dirname, join } from "path";
-import { typescript } from "./transpile";
+import { typescript } from "./typescript_module";
 
 /** A folder seen by the compiler under a virtual prefix. */
 interface Mount { virtual: string; real: string }
@@ -37,6 +37,25 @@ export interface ProjectSetup {
   runtimeTypes: string;
   /** Text of the kernel's ambient declarations. */
   ambient: string;
+  /** Library files an earlier project read and parsed (see ParsedLibraries); by default none. */
+  libraries?: ParsedLibraries;
+}
+
+/**
+ * What a project keeps of the files outside the notebook's virtual files:
+ * their text (read once) and their parsed and bound syntax trees (in the
+ * document registry). A new project given these parses nothing that an
+ * earlier one parsed with the same options, whatever its folder: the checker
+ * process started from a startup snapshot holds the ones its warm-up built
+ * (see checker_snapshot.ts).
+ */
+export interface ParsedLibraries {
+  registry: TS.DocumentRegistry;
+  /** File texts by the name the compiler sees (null: the file could not be read). */
+  texts: Map<string, TS.IScriptSnapshot | null>;
+  /** Module and type-reference resolutions that succeeded, by containing file, name (and mode). */
+  resolutions: Map<string, TS.ResolvedModuleWithFailedLookupLocations>;
+  typeRefs: Map<string, TS.ResolvedTypeReferenceDirectiveWithFailedLookupLocations>;
 }
 
 const VIRTUAL = "/__tsgpu__/";
@@ -73,16 +92,22 @@ export class CellProject {
   private readonly chunkFiles: string[] = [];
   private readonly mounts: Mount[] = [];
   private readonly extraRoots: string[] = [];
-  private readonly snapshots = new Map<string, TS.IScriptSnapshot | null>();
+  /** Library and package files read so far, and their syntax trees: see ParsedLibraries. */
+  readonly libraries: ParsedLibraries;
+  private readonly snapshots: Map<string, TS.IScriptSnapshot | null>;
   private readonly fsCache = new Map<string, unknown>();
-  private readonly resolutions = new Map<string, TS.ResolvedModuleWithFailedLookupLocations>();
-  private readonly typeRefs = new Map<string, TS.ResolvedTypeReferenceDirectiveWithFailedLookupLocations>();
+  private readonly resolutions: Map<string, TS.ResolvedModuleWithFailedLookupLocations>;
+  private readonly typeRefs: Map<string, TS.ResolvedTypeReferenceDirectiveWithFailedLookupLocations>;
   private readonly resolutionCache: TS.ModuleResolutionCache;
   private readonly runtimeIndex: string;
   private roots: string[] = [];
 
   constructor(private readonly setup: ProjectSetup) {
     const ts = this.ts;
+    this.libraries = setup.libraries ?? { registry: ts.createDocumentRegistry(), texts: new Map(), resolutions: new Map(), typeRefs: new Map() };
+    this.snapshots = this.libraries.texts;
+    this.resolutions = this.libraries.resolutions;
+    this.typeRefs = this.libraries.typeRefs;
     this.options = cellCompilerOptions(ts);
     const libDir = dirname(ts.getDefaultLibFilePath(this.options));
     this.mount("lib", libDir);
@@ -100,15 +125,32 @@ export class CellProject {
     this.setFile(this.cellFile, "export {};\n");
     this.updateRoots();
     this.resolutionCache = ts.createModuleResolutionCache(setup.cwd, (f) => f, this.options);
-    this.ls = ts.createLanguageService(this.host(), ts.createDocumentRegistry());
+    this.ls = ts.createLanguageService(this.host(), this.libraries.registry);
+  }
+
+  /**
+   * The real paths of the library and package files read so far (with
+   * `null` texts for those that could not be read): what a startup snapshot
+   * of this project's files depends on.
+   */
+  libraryFiles(): { path: string; read: boolean }[] {
+    return [...this.snapshots].map(([name, s]) => ({ path: this.real(name), read: s !== null }));
   }
 
   /** Whether @types/node was found (without it, `console` and `process` are unknown to the checker). */
   get hasNodeTypes(): boolean { return this.extraRoots.length > 0; }
 
+  /**
+   * Sees the folder `real` under a virtual name. The folder's real path is
+   * what is mounted: module resolution follows symbolic links (pnpm's layout,
+   * a linked node_modules), and a file reached through its real path must map
+   * to the same virtual name, or the compiler loads the package twice.
+   */
   private mount(name: string, real: string): string {
     const virtual = `${VIRTUAL}${name}/`;
-    this.mounts.push({ virtual, real: real.endsWith("/") ? real : real + "/" });
+    let target = real;
+    try { target = realpathSync(real); } catch { /* keep the path as given */ }
+    this.mounts.push({ virtual, real: target.endsWith("/") ? target : target + "/" });
     return virtual;
   }
 
@@ -166,6 +208,7 @@ export class CellProject {
   /** Forgets what was learned about the file system (a package may have been installed since). */
   forgetFileSystem(): void {
     for (const [k, v] of this.fsCache) if (!v) this.fsCache.delete(k);
+    for (const [k, r] of this.resolutions) if (!r.resolvedModule) this.resolutions.delete(k);
     this.resolutionCache.clear();
   }
 
@@ -242,7 +285,10 @@ export class CellProject {
       const fromKernel = ts.resolveModuleName(name, join(this.setup.kernelRoot, "__tsgpu__.ts"), options, host, undefined, redirected, mode);
       if (fromKernel.resolvedModule) r = fromKernel;
     }
-    if (r.resolvedModule) { this.remap(r.resolvedModule); this.resolutions.set(key, r); }
+    if (r.resolvedModule) this.remap(r.resolvedModule);
+    // A library file's import that names no file is one of @types/node's ambient modules ("node:fs", "events"…):
+    // kept too, or every first program would look for each through the node_modules folders again.
+    if (r.resolvedModule || containing.startsWith(VIRTUAL)) this.resolutions.set(key, r);
     return r;
   }
 

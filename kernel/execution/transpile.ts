@@ -15,29 +15,9 @@
  * remove a line, so positions map back to the cell through swc's source map
  * and a per-line list of column shifts.
  */
-import type * as TS from "typescript";
 import { SourceMap } from "module";
 import { transformSync } from "@swc/core";
 import * as acorn from "acorn";
-import { CachedModule, loadWithCodeCache } from "./code_cache";
-
-let tsModule: CachedModule<typeof TS> | undefined;
-/** The TypeScript compiler (for parsing questions and types), loaded on first use, through a code cache. */
-export function typescript(): typeof TS {
-  if (!tsModule) {
-    try {
-      tsModule = loadWithCodeCache<typeof TS>(require.resolve("typescript"));
-    } catch {
-      tsModule = { exports: require("typescript") as typeof TS, fromCache: false, saveCache: () => undefined };
-    }
-  }
-  return tsModule.exports;
-}
-
-/** Keeps the compiler's code cache for the next kernel; called once it has done real work (see code_cache.ts). */
-export function saveTypeScriptCodeCache(): void {
-  tsModule?.saveCache();
-}
 
 export class CellSyntaxError extends Error {
   constructor(message: string, readonly line: number, readonly column: number) {

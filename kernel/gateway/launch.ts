@@ -21,6 +21,7 @@ import { execFileSync } from "child_process";
 import { join } from "path";
 import { Worker } from "worker_threads";
 import { boot, type Boot } from "../boot";
+import { exitProcess } from "../guard";
 import type { ConnectionInfo } from "../protocol/connection";
 import { parseLaunchArgs, type LaunchOptions } from "./options";
 import { closeAll, holdPorts, portOf } from "./ports";
@@ -63,7 +64,7 @@ async function fail(e: unknown, b?: Boot): Promise<never> {
   const text = (e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, " ");
   try { writeSync(2, `tsgpu launch: ${text}\n`); } catch { /* stderr closed */ }
   if (b) await b.transport.abort().catch(() => undefined);
-  process.exit(1);
+  exitProcess(1);
 }
 
 export const LAUNCH_HELP = `usage: tsgpu launch --kernel-id ID --response-address HOST:PORT --public-key KEY [--port-range LO..HI]
@@ -109,14 +110,22 @@ export async function launch(args: string[]): Promise<void> {
   process.on("SIGTERM", () => {
     log("SIGTERM: shutting down");
     if (b.shutdown) b.shutdown(false);
-    else void b.transport.abort().finally(() => process.exit(0));
+    // Before the kernel serves (the engine may be loading, and its guard refuses process.exit to cells).
+    else void b.transport.abort().finally(() => exitProcess(0));
   });
   try {
-    await b.started.catch((e) => { throw new Error(`cannot bind the kernel's sockets on ports ${info.shell_port}, ${info.iopub_port}, ${info.stdin_port}, ${info.hb_port}, ${info.control_port}: ${(e as Error).message}`); });
     const reply: GatewayConnectionInfo = {
       ...(info as GatewayConnectionInfo), comm_port: comm.port, pid: process.pid, pgid: processGroup(), kernel_id: o.kernelId,
     };
+    // As EG's own launcher does, the connection info goes out while the kernel binds its sockets (the ports
+    // are chosen, and ZeroMQ connects whenever they are bound): the gateway looks for it first one poll
+    // interval (0.5 s by default) after the launch, and a kernel that misses that look is announced a whole
+    // interval later. A bind that fails still ends the launch with its one line, and the gateway sees the
+    // kernel gone through the comm port.
+    const bound = b.started.catch((e) => { throw new Error(`cannot bind the kernel's sockets on ports ${info.shell_port}, ${info.iopub_port}, ${info.stdin_port}, ${info.hb_port}, ${info.control_port}: ${(e as Error).message}`); });
+    bound.catch(() => undefined);
     await sendPayload(o.response.host, o.response.port, encryptConnectionInfo(reply, o.publicKey), o.launchTimeoutMs);
+    await bound;
     log(`kernel ${o.kernelId}: ports ${info.shell_port} (shell) ${info.iopub_port} (iopub) ${info.stdin_port} (stdin) ` +
       `${info.hb_port} (hb) ${info.control_port} (control) ${comm.port} (comm), connection info sent to ${o.response.host}:${o.response.port}`);
   } catch (e) {

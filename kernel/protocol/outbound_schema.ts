@@ -69,7 +69,7 @@ export const mimeBundle: Rule = (v, path, out) => {
   }
 };
 
-/** A message header: every field a string, the date ISO 8601 with a zone (the inbound check uses it too). */
+/** A message header the kernel sends: every field a string, the date ISO 8601 with a zone. */
 export const header = obj({
   msg_id: nonEmptyStr, msg_type: nonEmptyStr, session: str, username: str, date: isoDate,
   version: matching(/^5\.\d+$/, "a protocol version 5.x"),

@@ -32,7 +32,9 @@ export type ToMain =
   | { kind: "relay" }
   | { kind: "stdin"; msg: Message }
   | { kind: "interrupt" }
-  | { kind: "log"; text: string };
+  | { kind: "log"; text: string }
+  /** The socket thread closed its sockets (it stays up until the process ends). */
+  | { kind: "closed" };
 
 export type ToWorker =
   | { kind: "send"; channel: Channel; msg: Message }

@@ -267,7 +267,7 @@ export class Transport {
     await this.close();
   }
 
-  /** Flushes pending sends, closes the sockets, and resolves when the worker has ended. */
+  /** Flushes pending sends, closes the sockets, and resolves when the socket thread has closed its own (or ended). */
   close(): Promise<void> {
     this.pump();
     this.closed = true;
@@ -277,7 +277,10 @@ export class Transport {
     if (!w) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(() => { w.terminate().finally(resolve); }, 2000);
-      w.once("exit", () => { clearTimeout(timer); resolve(); });
+      const done = () => { clearTimeout(timer); w.unref(); resolve(); };
+      // The socket thread stays up once closed, until the process ends (frames.ts says why); unref'd, it does not keep it running.
+      w.on("message", (m: ToMain) => { if (m.kind === "closed") done(); });
+      w.once("exit", done);
       this.post({ kind: "close" });
     });
   }

@@ -12,6 +12,7 @@ import { parentPort, workerData } from "worker_threads";
 import { writeSync } from "fs";
 import * as zmq from "zeromq";
 import { decodeOrDrop, encode, signFrames, Signer } from "../protocol/wire";
+import { copiedFrames } from "./frames";
 import { packFrames, SharedRing, unpackFrames } from "./ring";
 import { Message, Origin } from "../protocol/message";
 import { admit, Inbound, InboundType, InvalidRequestError, isType } from "../protocol/inbound";
@@ -67,7 +68,7 @@ async function sendStdin(frames: Buffer[]): Promise<void> {
   const end = Date.now() + kStdinRouteWaitMs;
   for (;;) {
     try {
-      await stdin.send(frames);
+      await stdin.send(copiedFrames(frames));
       return;
     } catch (e) {
       if ((e as { code?: string }).code !== "EHOSTUNREACH" || Date.now() >= end) throw e;
@@ -82,7 +83,7 @@ const onStdinError = (e: Error) => log((e as { code?: string }).code === "EHOSTU
   ? `input_request not delivered: no frontend stdin socket with the request's identity connected within ${kStdinRouteWaitMs} ms`
   : `send failed on stdin: ${e.message}`);
 const outboxes = {
-  control: new Outbox((f) => control.send(f), onSendError),
+  control: new Outbox((f) => control.send(copiedFrames(f)), onSendError),
   stdin: new Outbox(sendStdin, onStdinError),
 };
 
@@ -133,7 +134,7 @@ async function bindAll(): Promise<void> {
 }
 
 async function serveHeartbeat(): Promise<void> {
-  for await (const frames of hb) await hb.send(frames);
+  for await (const frames of hb) await hb.send(copiedFrames(frames));
 }
 
 async function serveStdin(): Promise<void> {
@@ -224,9 +225,12 @@ port.on("message", (m: ToWorker) => {
   else if (m.kind === "shutdown-handled") { if (shutdownTimer) clearTimeout(shutdownTimer); }
   else if (m.kind === "close") {
     drainRing();
+    // This thread stays up after closing its sockets, until the process ends: zeromq may still hold
+    // frames of the closed sockets that refer to this thread's zeromq state (frames.ts), and ending the
+    // thread would free that state under zeromq's I/O thread.
     Promise.all(Object.values(outboxes).map((o) => o.drain())).finally(() => {
       for (const s of [control, stdin, hb]) s.close();
-      port.close();
+      toMain({ kind: "closed" });
     });
   }
 });

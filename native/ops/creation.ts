@@ -239,7 +239,8 @@ function inferDtype(data: unknown, flat: unknown[]): DType {
     for (const [C, d] of TYPED_DTYPES) if (inner instanceof (C as typeof Float32Array)) return d;
   }
   if (flat.length > 0 && flat.every((x) => typeof x === 'boolean')) return 'bool';
-  if (flat.every((x) => typeof x === 'bigint' || typeof x === 'boolean' || Number.isInteger(x))) return 'int64';
+  // No elements (tensor([])) is the default dtype, as PyTorch's.
+  if (flat.length > 0 && flat.every((x) => typeof x === 'bigint' || typeof x === 'boolean' || Number.isInteger(x))) return 'int64';
   return getDefaultDtype();
 }
 

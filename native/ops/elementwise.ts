@@ -4,6 +4,8 @@
  * promotion (numbers are weak scalars), `alpha`, and in-place variants that
  * write through views.
  */
+import { resultType } from '../dtype';
+import { codedError } from '../errors';
 import { Tensor } from '../tensor';
 import { checkTensor, elementwise, opRef } from './helpers';
 
@@ -16,15 +18,24 @@ export interface AlphaOptions {
   alpha?: number;
 }
 
-/** self + alpha * other, broadcast. */
+/** Whether self and other are both bool (a bool tensor and a boolean), where PyTorch's add is a logical or. */
+function bothBool(self: Tensor, other: Tensor | number | boolean): boolean {
+  return self.dtype === 'bool' && resultType(self, other) === 'bool';
+}
+
+/** self + alpha * other, broadcast (two bools: self || other, as PyTorch). */
 export function add(self: Tensor, other: Tensor | number, opts?: AlphaOptions): Tensor {
   checkTensor('add', 'self', self);
+  if (bothBool(self, other)) return (opts?.alpha ?? 1) === 0 ? self.clone() : self.logicalOr(other);
   return elementwise(ADD, [self, other], { attrs: { alpha: opts?.alpha } });
 }
 
-/** self - alpha * other, broadcast. */
+/** self - alpha * other, broadcast (two bools are refused, as PyTorch: use logicalXor). */
 export function sub(self: Tensor, other: Tensor | number, opts?: AlphaOptions): Tensor {
   checkTensor('sub', 'self', self);
+  if (bothBool(self, other)) {
+    throw codedError('TSGPU_ARG', 'sub: subtraction of two bool tensors is not supported; use logicalXor (or logicalNot for a mask)');
+  }
   return elementwise(ADD, [self, other], { attrs: { alpha: -(opts?.alpha ?? 1) } });
 }
 

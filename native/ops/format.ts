@@ -54,6 +54,7 @@ function halfEven(rounded: string, wide: string): string {
 /** Python's "{:.Ne}": half-even, two-digit exponent at least. */
 function sci(v: number, precision: number): string {
   if (!Number.isFinite(v)) return nonFinite(v);
+  if (Object.is(v, -0)) return `-${sci(0, precision)}`;  // Python keeps the sign of -0.0
   let s = v.toExponential(precision);
   const wide = v.toExponential(precision + 25);
   const e = wide.indexOf('e');
@@ -65,6 +66,7 @@ function sci(v: number, precision: number): string {
 /** Python's "{:.Nf}" (half-even on the exact value). */
 function fixed(v: number, digits: number): string {
   if (!Number.isFinite(v)) return nonFinite(v);
+  if (Object.is(v, -0)) return `-${(0).toFixed(digits)}`;  // Python keeps the sign of -0.0
   const rounded = v.toFixed(digits);
   if (Math.abs(v) >= 1e21 || digits + 25 > 100) return rounded;
   return halfEven(rounded, v.toFixed(digits + 25));

@@ -8,7 +8,7 @@
  *     return elementwise('add', [a, b], { attrs: { alpha: opts?.alpha } });
  *   }
  */
-import { canCast, DType, isFloatingPoint, Operand, resultType } from '../dtype';
+import { canCast, DType, dtypeSize, isFloatingPoint, Operand, resultType } from '../dtype';
 import { codedError } from '../errors';
 import { OP_LIST, OpAttrs, OpName } from '../generated/op_list';
 import { emptyTensor as newEmptyTensor, formatShape, Tensor } from '../tensor';
@@ -169,9 +169,13 @@ export function elementwise<N extends OpName>(
   if (sameShape && opts.out === undefined && opts.keepDtype === undefined) {
     // The common case: operands of one shape and dtype, nothing to cast or
     // broadcast; the addon allocates the result in the op's own call.
+    // (Results whose allocation records the calling code take the general path.)
     const d = uniformDtype(inputs, first.dtype);
-    if (d !== null && (opts.computeDtype === undefined || opts.computeDtype === d) && !capturesStacks(device)) {
-      return runOpNew(ref, inputs, opts.attrs, first.shape.slice(), opts.outDtype ?? d, device);
+    if (d !== null && (opts.computeDtype === undefined || opts.computeDtype === d)) {
+      const outDtype = opts.outDtype ?? d;
+      if (!capturesStacks(device, first.numel * dtypeSize(outDtype))) {
+        return runOpNew(ref, inputs, opts.attrs, first.shape.slice(), outDtype, device);
+      }
     }
   }
   if (sameShape) shape = first.shape.slice();

@@ -7,7 +7,7 @@
 import { promoteTypes } from '../dtype';
 import { codedError } from '../errors';
 import { formatShape, Tensor } from '../tensor';
-import { arange, fromBuffer } from './creation';
+import { arange, fromBuffer, zeros } from './creation';
 import { argError, castTo, checkTensor, emptyTensor, runInto, runOp, sameDevice } from './helpers';
 import { ge, le, where } from './math';
 
@@ -105,6 +105,16 @@ function checkIndexValues(op: string, index: Tensor, size: number): void {
 /** out[i][j] = t[index[i][j]][j] (dim 0), etc.; out has index's shape. */
 export function gather(t: Tensor, dim: number, index: Tensor): Tensor {
   checkTensor('gather', 'self', t);
+  checkTensor('gather', 'index', index);
+  if (index.dtype === 'int32') {
+    // PyTorch 2's gather takes int32 indices too (1.13 refused them).
+    const wide = castTo(index, 'int64');
+    try {
+      return gather(t, dim, wide);
+    } finally {
+      wide.dispose();
+    }
+  }
   const d = t.ndim === 0 ? 0 : t.normDim(dim, 'gather');
   checkIndexValues('gather', index, t.ndim === 0 ? 1 : t.shape[d]);
   return runInto(emptyTensor(index.shape.slice(), t.dtype, t.device), (out) => runOp('gather', [out], [t, index], { dim: d }));
@@ -115,6 +125,15 @@ export function indexSelect(t: Tensor, dim: number, index: Tensor): Tensor {
   checkTensor('indexSelect', 'self', t);
   checkTensor('indexSelect', 'index', index);
   if (index.ndim > 1) argError('indexSelect', 'a 1-D index', 'index', formatShape(index.shape));
+  if (index.dtype === 'int32') {
+    // PyTorch's index_select takes int32 indices too.
+    const wide = castTo(index, 'int64');
+    try {
+      return indexSelect(t, dim, wide);
+    } finally {
+      wide.dispose();
+    }
+  }
   const d = t.ndim === 0 ? 0 : t.normDim(dim, 'indexSelect');
   checkIndexValues('indexSelect', index, t.ndim === 0 ? 1 : t.shape[d]);
   if (t.ndim === 0) return t.clone();
@@ -201,9 +220,35 @@ export function triu(t: Tensor, diagonal = 0): Tensor {
   return triangle('triu', t, diagonal, false);
 }
 
-/** Indices of the nonzero elements, [count, ndim] int64 (reads the values to the host, as PyTorch synchronizes). */
-export function nonzero(t: Tensor): Tensor {
+/** Options of nonzero. */
+export interface NonzeroOptions {
+  /** Give one 1-D index tensor per dim (as PyTorch's as_tuple=True; a 0-dim input gives one) instead of [count, ndim]. */
+  asTuple?: boolean;
+}
+
+/**
+ * Indices of the nonzero elements, [count, ndim] int64, or with asTuple one
+ * [count] tensor per dim (reads the values to the host, as PyTorch synchronizes).
+ */
+export function nonzero(t: Tensor): Tensor;
+export function nonzero(t: Tensor, opts: NonzeroOptions & { asTuple: true }): Tensor[];
+export function nonzero(t: Tensor, opts?: NonzeroOptions): Tensor | Tensor[];
+export function nonzero(t: Tensor, opts?: NonzeroOptions): Tensor | Tensor[] {
   checkTensor('nonzero', 'self', t);
+  const coords = nonzeroCoords(t);
+  if (!opts?.asTuple) return coords;
+  // PyTorch's as_tuple: the columns of the [count, ndim] result (views); a 0-dim input gives one [count] tensor.
+  if (t.ndim === 0) {
+    const n = coords.shape[0];
+    coords.dispose();
+    return [zeros([n], { dtype: 'int64', device: t.device })];
+  }
+  const parts = coords.unbind(1);
+  coords.dispose();
+  return parts;
+}
+
+function nonzeroCoords(t: Tensor): Tensor {
   const values = t.toArray() as ArrayLike<number | bigint | boolean>;
   const nd = t.ndim;
   const coords: bigint[] = [];
@@ -215,7 +260,8 @@ export function nonzero(t: Tensor): Tensor {
       idx[d] = 0;
     }
   }
-  const count = nd === 0 ? coords.length : coords.length / nd;
+  // A 0-dim tensor has one element and no coordinates: [1, 0] when it is nonzero.
+  const count = nd === 0 ? (Number(values[0]) !== 0 ? 1 : 0) : coords.length / nd;
   const host = fromBuffer(BigInt64Array.from(coords), { dtype: 'int64', shape: [count, nd] });
   if (t.device === 'cpu') return host;
   const moved = host.to(t.device);
@@ -238,6 +284,8 @@ declare module '../tensor' {
     tril(diagonal?: number): Tensor;
     triu(diagonal?: number): Tensor;
     nonzero(): Tensor;
+    nonzero(opts: NonzeroOptions & { asTuple: true }): Tensor[];
+    nonzero(opts?: NonzeroOptions): Tensor | Tensor[];
   }
 }
 
@@ -259,4 +307,4 @@ P.maskedFill_ = function (this: Tensor, mask: Tensor, value: number | Tensor) {
 };
 P.tril = function (this: Tensor, k?: number) { return tril(this, k); };
 P.triu = function (this: Tensor, k?: number) { return triu(this, k); };
-P.nonzero = function (this: Tensor) { return nonzero(this); };
+P.nonzero = function (this: Tensor, opts?: NonzeroOptions) { return nonzero(this, opts); } as Tensor['nonzero'];

@@ -9,6 +9,7 @@ import { DType } from '../dtype';
 import { codedError } from '../errors';
 import { formatShape, Tensor } from '../tensor';
 import { argError, broadcastShapes, checkTensor, emptyTensor, runOp, sameDevice } from './helpers';
+import { dropout } from './dropout';
 import { expandTo, reshape, transpose, unsqueeze } from './views';
 
 const GEMM_DTYPES: readonly DType[] = ['float32', 'float64', 'float16', 'bfloat16'];
@@ -270,6 +271,15 @@ export function linear(x: Tensor, weight: Tensor, bias?: Tensor | null): Tensor 
 export function outer(self: Tensor, vec2: Tensor): Tensor {
   check2d('outer', ['self', 'vec2'], [self, vec2], 1);
   const device = sameDevice('outer', [self, vec2]);
+  if (!GEMM_DTYPES.includes(self.dtype) || !GEMM_DTYPES.includes(vec2.dtype)) {
+    // Integers and bool: the exact elementwise product self[i] * vec2[j], with promotion.
+    const col = unsqueeze(self, 1);
+    try {
+      return col.mul(vec2);
+    } finally {
+      col.dispose();
+    }
+  }
   checkFloat('outer', 'self', self);
   const dtype = checkSameDtype('outer', [self, vec2]);
   const out = emptyTensor([self.shape[0], vec2.shape[0]], dtype, device);
@@ -287,7 +297,13 @@ export function outer(self: Tensor, vec2: Tensor): Tensor {
 export interface AttentionOptions {
   /** Bool (true: attend) or float (added to the scores) mask, broadcast to [..., L, S]. */
   attnMask?: Tensor | null;
-  /** Dropout probability on the weights; only 0 is supported. */
+  /**
+   * Dropout probability on the attention weights (default 0): after the
+   * softmax each weight is zeroed with probability dropoutP and the others are
+   * scaled by 1/(1-dropoutP), with dropout()'s mask (the runtime's generator:
+   * the same under torch.manualSeed on cpu and cuda). PyTorch applies it
+   * whenever it is given, so pass 0 outside training.
+   */
   dropoutP?: number;
   /** Mask out keys after each query (j > i), as a lower-triangular mask. */
   isCausal?: boolean;
@@ -306,9 +322,8 @@ export function scaledDotProductAttention(q: Tensor, k: Tensor, v: Tensor, opts:
   const device = sameDevice(op, mask ? [q, k, v, mask] : [q, k, v]);
   checkFloat(op, 'query', q);
   const dtype = checkSameDtype(op, [q, k, v]);
-  if ((opts.dropoutP ?? 0) !== 0) {
-    throw codedError('TSGPU_UNSUPPORTED', `${op}: dropoutP ${opts.dropoutP} is not supported (only 0)`);
-  }
+  const dropoutP = opts.dropoutP ?? 0;
+  if (typeof dropoutP !== 'number' || !(dropoutP >= 0 && dropoutP <= 1)) argError(op, 'a probability in [0, 1]', 'dropoutP', dropoutP);
   if (mask && opts.isCausal) throw codedError('TSGPU_ARG', `${op}: expected either attnMask or isCausal, got both`);
   if (mask && mask.dtype !== 'bool' && mask.dtype !== dtype) {
     argError(op, `a bool mask or one of dtype ${dtype}`, 'attnMask', mask.dtype);
@@ -336,12 +351,24 @@ export function scaledDotProductAttention(q: Tensor, k: Tensor, v: Tensor, opts:
     );
   } catch (e) {
     out.dispose();
+    weights.dispose();
     throw e;
   } finally {
-    weights.dispose();
     for (const t of temps) t.dispose();
   }
-  return out;
+  if (dropoutP === 0) {
+    weights.dispose();
+    return out;
+  }
+  // The kernel gives the weights; dropped ones are re-multiplied with the values.
+  out.dispose();
+  const dropped = dropout(weights, dropoutP);
+  weights.dispose();
+  try {
+    return matmul(dropped, v);
+  } finally {
+    dropped.dispose();
+  }
 }
 
 declare module '../tensor' {

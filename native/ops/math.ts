@@ -7,8 +7,10 @@
  */
 import { DType, getDefaultDtype, isFloatingPoint, resultType } from '../dtype';
 import { OpName } from '../generated/op_list';
+import { codedError } from '../errors';
 import { Tensor } from '../tensor';
 import { argError, checkTensor, elementwise } from './helpers';
+import { nonzero } from './indexing';
 
 type Scalar = number | boolean;
 type Operand = Tensor | Scalar;
@@ -35,7 +37,7 @@ const FLOAT_UNARY = [
   'exp', 'expm1', 'log', 'log1p', 'log2', 'sqrt', 'rsqrt', 'reciprocal', 'sin', 'cos', 'tanh', 'sigmoid', 'silu',
 ] as const;
 /** Names of the unary functions that keep an integer dtype. */
-const NUMERIC_UNARY = ['neg', 'abs', 'sign', 'relu', 'floor', 'ceil', 'round', 'trunc'] as const;
+const NUMERIC_UNARY = ['neg', 'abs', 'relu', 'floor', 'ceil', 'trunc'] as const;
 
 type FloatUnary = (typeof FLOAT_UNARY)[number];
 type NumericUnary = (typeof NUMERIC_UNARY)[number];
@@ -55,11 +57,37 @@ export const sigmoid = (t: Tensor): Tensor => unaryFloat('sigmoid', t);
 export const silu = (t: Tensor): Tensor => unaryFloat('silu', t);
 export const neg = (t: Tensor): Tensor => unaryNumeric('neg', t);
 export const abs = (t: Tensor): Tensor => unaryNumeric('abs', t);
-export const sign = (t: Tensor): Tensor => unaryNumeric('sign', t);
+/** -1, 0 or 1 by the sign (a bool tensor is its own sign, as PyTorch's). */
+export const sign = (t: Tensor): Tensor => (t instanceof Tensor && t.dtype === 'bool' ? t.clone() : unaryNumeric('sign', t));
 export const relu = (t: Tensor): Tensor => unaryNumeric('relu', t);
 export const floor = (t: Tensor): Tensor => unaryNumeric('floor', t);
 export const ceil = (t: Tensor): Tensor => unaryNumeric('ceil', t);
-export const round = (t: Tensor): Tensor => unaryNumeric('round', t);
+
+/** Options of round. */
+export interface RoundOptions {
+  /** Round to this many decimal places (negative: to tens, hundreds, ...; default 0). */
+  decimals?: number;
+}
+
+/**
+ * Rounds half to even; with `decimals`, as PyTorch: round(x · 10^d) / 10^d
+ * (d < 0: round(x / 10^-d) · 10^-d), floating tensors only.
+ */
+export function round(t: Tensor, opts?: RoundOptions, out?: Tensor): Tensor {
+  const d = opts?.decimals ?? 0;
+  if (!Number.isInteger(d)) argError('round', 'an integer', 'decimals', d);
+  if (d === 0) return unaryNumeric('round', t, out);
+  checkTensor('round', 'self', t);
+  if (!isFloatingPoint(t.dtype)) argError('round', 'a floating-point tensor when decimals is given', 'self', t.dtype);
+  const p = 10 ** Math.abs(d);
+  const scaled = d > 0 ? mul(t, p) : div(t, p);
+  unaryNumeric('round', scaled, scaled);
+  try {
+    return d > 0 ? div(scaled, p, undefined, out) : mul(scaled, p, out);
+  } finally {
+    scaled.dispose();
+  }
+}
 export const trunc = (t: Tensor): Tensor => unaryNumeric('trunc', t);
 
 /** Options of gelu. */
@@ -112,12 +140,36 @@ export interface DivOptions {
   roundingMode?: 'trunc' | 'floor' | null;
 }
 
+/**
+ * Integer division by zero (rounded div, remainder) throws as PyTorch's does on
+ * cpu ("RuntimeError: ZeroDivisionError"), before anything runs. On cuda the
+ * divisor is not read back (that would wait for the device): such elements are 0.
+ */
+function checkIntegerDivisor(op: string, common: DType, other: Operand): void {
+  if (isFloatingPoint(common) || common === 'bool') return;
+  let zero: boolean;
+  if (!(other instanceof Tensor)) {
+    zero = Number(other) === 0;
+  } else {
+    if (other.device !== 'cpu' || other.numel === 0) return;
+    const z = other.eq(0);
+    const any = z.any();
+    zero = Boolean(any.item());
+    z.dispose();
+    any.dispose();
+  }
+  if (zero) {
+    throw codedError('TSGPU_ZERO_DIVISION', `${op}: ZeroDivisionError: integer division by zero (a divisor of dtype ${common} is 0)`);
+  }
+}
+
 /** self / other, broadcast; see DivOptions. */
 export function div(self: Operand, other: Operand, opts?: DivOptions, out?: Tensor): Tensor {
   firstTensor('div', self, other);
   const mode = opts?.roundingMode ?? undefined;
   if (mode !== undefined && mode !== 'trunc' && mode !== 'floor') argError('div', "'trunc', 'floor' or null", 'roundingMode', mode);
   const common = resultType(self, other);
+  if (mode !== undefined) checkIntegerDivisor(`div (roundingMode '${mode}')`, common, other);
   const computeDtype = mode === undefined && !isFloatingPoint(common) ? getDefaultDtype() : common;
   return elementwise('div', [self, other], { computeDtype, attrs: { roundingMode: mode }, out });
 }
@@ -135,6 +187,7 @@ export function pow(self: Operand, exponent: Operand, out?: Tensor): Tensor {
 /** Python's modulus: the result has the sign of other. */
 export function remainder(self: Operand, other: Operand, out?: Tensor): Tensor {
   firstTensor('remainder', self, other);
+  checkIntegerDivisor('remainder', resultType(self, other), other);
   return elementwise('remainder', [self, other], { out });
 }
 
@@ -170,9 +223,17 @@ export const logicalXor = (a: Tensor, b: Operand): Tensor => compare('logicalXor
 
 // ---------------------------------------------------------------- ternary
 
-/** condition ? self : other, broadcast; condition must be bool. */
-export function where(condition: Tensor, self: Operand, other: Operand): Tensor {
+/**
+ * condition ? self : other, broadcast; condition must be bool. With the
+ * condition alone, as PyTorch: nonzero(condition, { asTuple: true }).
+ */
+export function where(condition: Tensor): Tensor[];
+export function where(condition: Tensor, self: Operand, other: Operand): Tensor;
+export function where(condition: Tensor, self?: Operand, other?: Operand): Tensor | Tensor[] {
   checkTensor('where', 'condition', condition);
+  // indexing.ts imports this module; its nonzero is only looked up at call time.
+  if (self === undefined && other === undefined) return nonzero(condition, { asTuple: true });
+  if (self === undefined || other === undefined) argError('where', 'both self and other (or neither)', self === undefined ? 'self' : 'other', 'undefined');
   if (condition.dtype !== 'bool') argError('where', 'a bool tensor', 'condition', condition.dtype);
   return elementwise('where', [condition, self, other], { computeDtype: resultType(self, other), keepDtype: [0] });
 }
@@ -210,6 +271,11 @@ export function addcmul(self: Tensor, tensor1: Tensor, tensor2: Tensor, opts?: A
 /** self + value * tensor1 / tensor2 (integer inputs compute in the default dtype). */
 export function addcdiv(self: Tensor, tensor1: Tensor, tensor2: Tensor, opts?: AddcOptions, out?: Tensor): Tensor {
   checkTensor('addcdiv', 'self', self);
+  checkTensor('addcdiv', 'tensor1', tensor1);
+  checkTensor('addcdiv', 'tensor2', tensor2);
+  if (!isFloatingPoint(tensor1.dtype) && !isFloatingPoint(tensor2.dtype)) {
+    throw codedError('TSGPU_ARG', `addcdiv: integer division (tensor1 ${tensor1.dtype} / tensor2 ${tensor2.dtype}) is not supported; cast one of them to a floating dtype, or use div with roundingMode 'trunc'`);
+  }
   const common = resultType(self, tensor1, tensor2);
   const computeDtype = isFloatingPoint(common) ? common : getDefaultDtype();
   return elementwise('addcdiv', [self, tensor1, tensor2], { computeDtype, attrs: { value: opts?.value }, out });
@@ -238,7 +304,8 @@ declare module '../tensor' {
     relu(): Tensor; relu_(): Tensor;
     floor(): Tensor; floor_(): Tensor;
     ceil(): Tensor; ceil_(): Tensor;
-    round(): Tensor; round_(): Tensor;
+    /** Half to even; see RoundOptions. */
+    round(opts?: RoundOptions): Tensor; round_(opts?: RoundOptions): Tensor;
     trunc(): Tensor; trunc_(): Tensor;
     /** x * Φ(x); see GeluOptions. */
     gelu(opts?: GeluOptions): Tensor;
@@ -255,6 +322,8 @@ declare module '../tensor' {
     lt(other: Operand): Tensor; le(other: Operand): Tensor;
     gt(other: Operand): Tensor; ge(other: Operand): Tensor;
     logicalAnd(other: Operand): Tensor; logicalOr(other: Operand): Tensor; logicalXor(other: Operand): Tensor;
+    /** condition ? this : other (torch.where(condition, this, other)). */
+    where(condition: Tensor, other: Operand): Tensor;
     clamp(min?: Tensor | number | null, max?: Tensor | number | null): Tensor;
     clamp_(min?: Tensor | number | null, max?: Tensor | number | null): Tensor;
     lerp(end: Tensor, weight: Tensor | number): Tensor; lerp_(end: Tensor, weight: Tensor | number): Tensor;
@@ -276,6 +345,10 @@ P.gelu = function (this: Tensor, opts?: GeluOptions) { return gelu(this, opts); 
 P.gelu_ = function (this: Tensor, opts?: GeluOptions) {
   return unaryFloat('gelu', this, this, { approximate: opts?.approximate ?? 'none' });
 };
+P.sign = function (this: Tensor) { return sign(this); };
+P.sign_ = function (this: Tensor) { return this.dtype === 'bool' ? this : unaryNumeric('sign', this, this); };
+P.round = function (this: Tensor, opts?: RoundOptions) { return round(this, opts); };
+P.round_ = function (this: Tensor, opts?: RoundOptions) { return round(this, opts, this); };
 P.softplus = function (this: Tensor, opts?: SoftplusOptions) { return softplus(this, opts); };
 P.logicalNot = function (this: Tensor) { return logicalNot(this); };
 for (const op of COMPARISONS) P[op] = function (this: Tensor, other: Operand) { return compare(op, this, other); };
@@ -289,6 +362,7 @@ P.remainder = function (this: Tensor, o: Operand) { return remainder(this, o); }
 P.remainder_ = function (this: Tensor, o: Operand) { return remainder(this, o, this); };
 P.maximum = function (this: Tensor, o: Tensor | number) { return maximum(this, o); };
 P.minimum = function (this: Tensor, o: Tensor | number) { return minimum(this, o); };
+P.where = function (this: Tensor, c: Tensor, o: Operand) { return where(c, this, o); };
 P.clamp = function (this: Tensor, lo?: Tensor | number | null, hi?: Tensor | number | null) { return clamp(this, lo, hi); };
 P.clamp_ = function (this: Tensor, lo?: Tensor | number | null, hi?: Tensor | number | null) { return clamp(this, lo, hi, this); };
 P.lerp = function (this: Tensor, e: Tensor, w: Tensor | number) { return lerp(this, e, w); };

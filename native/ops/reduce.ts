@@ -5,11 +5,12 @@
  * sums of integers or bool are int64, all/any are bool, floating-only ops
  * refuse integer inputs unless a `dtype` option casts them first.
  */
-import { DType, isFloatingPoint, normalizeDtype } from '../dtype';
+import { DType, getDefaultDtype, isFloatingPoint, normalizeDtype } from '../dtype';
 import { codedError } from '../errors';
 import { OpAttrs, OpName } from '../generated/op_list';
 import { formatShape, Tensor } from '../tensor';
 import { argError, castTo, checkTensor, emptyTensor, runInto, runOp } from './helpers';
+import { maximum, minimum } from './math';
 
 /** A dim or a list of dims; undefined (or []) means every dim. */
 export type Dims = number | readonly number[] | undefined | null;
@@ -51,11 +52,25 @@ function reduce(op: OpName, t: Tensor, dims: Dims, opts: ReduceOptions | undefin
     if ((op === 'amax' || op === 'amin') && x.numel === 0) {
       throw codedError('TSGPU_ARG', `${op}: cannot reduce ${formatShape(x.shape)}: the input has no elements and ${op} has no identity`);
     }
-    return runInto(emptyTensor(shape, outDtype ? outDtype(x.dtype) : x.dtype, x.device), (out) =>
+    const result = runInto(emptyTensor(shape, outDtype ? outDtype(x.dtype) : x.dtype, x.device), (out) =>
       runOp(op, [out], [x], { dims: d, ...attrs } as OpAttrs[typeof op]));
+    return asRequested(result, opts?.dtype);
   } finally {
     if (x !== t) x.dispose();
   }
+}
+
+/**
+ * The result in the dtype a `dtype` option asked for: integer sums are
+ * accumulated in int64 and then cast (sum(bool, { dtype: 'int32' }) is int32, as PyTorch's).
+ */
+function asRequested(result: Tensor, dtype: DType | undefined): Tensor {
+  if (dtype === undefined) return result;
+  const want = normalizeDtype(dtype);
+  if (result.dtype === want) return result;
+  const cast = castTo(result, want);
+  result.dispose();
+  return cast;
 }
 
 /** int64 for integers and bool, the dtype itself for floating types. */
@@ -148,6 +163,9 @@ export function norm(t: Tensor, p: number | 'fro' = 'fro', dim?: Dims, opts?: Re
 
 /** log(sum(exp(t))) over dims, computed stably. */
 export function logsumexp(t: Tensor, dim: Dims, opts?: ReduceOptions): Tensor {
+  checkTensor('logsumexp', 'self', t);
+  // Integers and bool are computed in the default dtype, as PyTorch's.
+  if (!isFloatingPoint(t.dtype) && opts?.dtype === undefined) return reduce('logsumexp', t, dim, { ...opts, dtype: getDefaultDtype() });
   return reduce('logsumexp', t, dim, opts);
 }
 
@@ -174,20 +192,24 @@ function valuesIndices(op: 'maxDim' | 'minDim', name: string, t: Tensor, dim: nu
 
 /**
  * max(t): the largest value (0-dim); max(t, dim, keepdim?): { values, indices }
- * along dim; max(t, other): the elementwise maximum is torch.maximum.
+ * along dim; max(t, other): the elementwise maximum (torch.maximum), as PyTorch's overloads.
  */
 export function max(t: Tensor): Tensor;
 export function max(t: Tensor, dim: number, keepdim?: boolean): ValuesIndices;
-export function max(t: Tensor, dim?: number, keepdim = false): Tensor | ValuesIndices {
+export function max(t: Tensor, other: Tensor): Tensor;
+export function max(t: Tensor, dim?: number | Tensor, keepdim = false): Tensor | ValuesIndices {
   if (dim === undefined) return reduce('amax', t, undefined, undefined);
+  if (dim instanceof Tensor) return maximum(t, dim);
   return valuesIndices('maxDim', 'max', t, dim, keepdim);
 }
 
-/** min(t) or min(t, dim, keepdim?), as max. */
+/** min(t), min(t, dim, keepdim?) or min(t, other) (torch.minimum), as max. */
 export function min(t: Tensor): Tensor;
 export function min(t: Tensor, dim: number, keepdim?: boolean): ValuesIndices;
-export function min(t: Tensor, dim?: number, keepdim = false): Tensor | ValuesIndices {
+export function min(t: Tensor, other: Tensor): Tensor;
+export function min(t: Tensor, dim?: number | Tensor, keepdim = false): Tensor | ValuesIndices {
   if (dim === undefined) return reduce('amin', t, undefined, undefined);
+  if (dim instanceof Tensor) return minimum(t, dim);
   return valuesIndices('minDim', 'min', t, dim, keepdim);
 }
 
@@ -199,7 +221,7 @@ function alongDim(op: 'softmax' | 'logSoftmax' | 'cumsum', t: Tensor, dim: numbe
   const x = inputOf(op, t, dtype);
   try {
     if (x.ndim > 0) x.normDim(dim, op);
-    return runInto(emptyTensor(x.shape.slice(), outDtype(x.dtype), x.device), (out) => runOp(op, [out], [x], { dim }));
+    return asRequested(runInto(emptyTensor(x.shape.slice(), outDtype(x.dtype), x.device), (out) => runOp(op, [out], [x], { dim })), dtype);
   } finally {
     if (x !== t) x.dispose();
   }
@@ -222,12 +244,37 @@ export function cumsum(t: Tensor, dim: number, opts?: { dtype?: DType }): Tensor
 
 // ---------------------------------------------------------------- sorting
 
+/** Longest row of which cuda's sort kernel keeps only the first k; longer rows are sorted whole. */
+const CUDA_PARTIAL_SORT_MAX = 2048;
+
 function sorted(op: string, t: Tensor, k: number, dim: number, descending: boolean): ValuesIndices {
   checkTensor(op, 'self', t);
+  if (t.dtype === 'bool') {
+    // Bools sort as the bytes 0 and 1.
+    const bytes = castTo(t, 'uint8');
+    try {
+      const r = sorted(op, bytes, k, dim, descending);
+      const values = castTo(r.values, 'bool');
+      r.values.dispose();
+      return { values, indices: r.indices };
+    } finally {
+      bytes.dispose();
+    }
+  }
   if (typeof dim !== 'number' || !Number.isInteger(dim)) argError(op, 'an integer', 'dim', dim);
   const d = t.ndim === 0 ? 0 : t.normDim(dim, op);
   const len = t.ndim === 0 ? 1 : t.shape[d];
   if (!Number.isInteger(k) || k < 0 || k > len) argError(op, `an integer k in [0, ${len}]`, 'k', k);
+  if (t.device !== 'cpu' && len > CUDA_PARTIAL_SORT_MAX && k < len) {
+    // topk of long rows on cuda: the first k of the whole sorted row, copied out.
+    const whole = sorted(op, t, len, d, descending);
+    const parts = [whole.values.narrow(d, 0, k), whole.indices.narrow(d, 0, k)];
+    try {
+      return { values: parts[0].clone(), indices: parts[1].clone() };
+    } finally {
+      [...parts, whole.values, whole.indices].forEach((x) => x.dispose());
+    }
+  }
   const shape = t.shape.slice();
   if (t.ndim > 0) shape[d] = k;
   const values = emptyTensor(shape, t.dtype, t.device);
@@ -242,20 +289,29 @@ function sorted(op: string, t: Tensor, k: number, dim: number, descending: boole
   return { values, indices };
 }
 
-/** Values along dim in ascending (or descending) order, and where each came from; stable, NaN last. */
-export function sort(t: Tensor, dim = -1, descending = false): ValuesIndices {
+/**
+ * Values along dim in ascending (or descending) order, and where each came
+ * from; NaN sorts as the largest. The sort is always stable (equal values keep
+ * their order), so `stable` (PyTorch's keyword; default false there) changes nothing.
+ */
+export function sort(t: Tensor, dim = -1, descending = false, stable = false): ValuesIndices {
+  if (typeof stable !== 'boolean') argError('sort', 'a boolean', 'stable', stable);
   return sorted('sort', t, t.ndim === 0 ? 1 : t.shape[t.normDim(dim, 'sort')], dim, descending);
 }
 
-/** The indices that sort t along dim. */
-export function argsort(t: Tensor, dim = -1, descending = false): Tensor {
-  const { values, indices } = sort(t, dim, descending);
+/** The indices that sort t along dim (always stable; `stable` is PyTorch's keyword). */
+export function argsort(t: Tensor, dim = -1, descending = false, stable = false): Tensor {
+  const { values, indices } = sort(t, dim, descending, stable);
   values.dispose();
   return indices;
 }
 
-/** The k largest (or smallest) values along dim, sorted, with their indices. */
-export function topk(t: Tensor, k: number, dim = -1, largest = true): ValuesIndices {
+/**
+ * The k largest (or smallest) values along dim with their indices. They come
+ * sorted whether `sorted` is true or false (false lets PyTorch return any order).
+ */
+export function topk(t: Tensor, k: number, dim = -1, largest = true, sorted_ = true): ValuesIndices {
+  if (typeof sorted_ !== 'boolean') argError('topk', 'a boolean', 'sorted', sorted_);
   return sorted('topk', t, k, dim, largest);
 }
 
@@ -278,14 +334,16 @@ declare module '../tensor' {
     logsumexp(dim: Dims, opts?: ReduceOptions): Tensor;
     max(): Tensor;
     max(dim: number, keepdim?: boolean): ValuesIndices;
+    max(other: Tensor): Tensor;
     min(): Tensor;
     min(dim: number, keepdim?: boolean): ValuesIndices;
+    min(other: Tensor): Tensor;
     softmax(dim: number, opts?: { dtype?: DType }): Tensor;
     logSoftmax(dim: number, opts?: { dtype?: DType }): Tensor;
     cumsum(dim: number, opts?: { dtype?: DType }): Tensor;
-    sort(dim?: number, descending?: boolean): ValuesIndices;
-    argsort(dim?: number, descending?: boolean): Tensor;
-    topk(k: number, dim?: number, largest?: boolean): ValuesIndices;
+    sort(dim?: number, descending?: boolean, stable?: boolean): ValuesIndices;
+    argsort(dim?: number, descending?: boolean, stable?: boolean): Tensor;
+    topk(k: number, dim?: number, largest?: boolean, sorted?: boolean): ValuesIndices;
   }
 }
 
@@ -303,15 +361,15 @@ P.var = function (this: Tensor, dim?: Dims, opts?: VarOptions) { return variance
 P.std = function (this: Tensor, dim?: Dims, opts?: VarOptions) { return std(this, dim, opts); };
 P.norm = function (this: Tensor, p?: number | 'fro', dim?: Dims, opts?: ReduceOptions) { return norm(this, p, dim, opts); };
 P.logsumexp = function (this: Tensor, dim: Dims, opts?: ReduceOptions) { return logsumexp(this, dim, opts); };
-P.max = function (this: Tensor, dim?: number, keepdim?: boolean) {
-  return dim === undefined ? max(this) : max(this, dim, keepdim);
+P.max = function (this: Tensor, dim?: number | Tensor, keepdim?: boolean) {
+  return dim === undefined ? max(this) : dim instanceof Tensor ? max(this, dim) : max(this, dim, keepdim);
 } as Tensor['max'];
-P.min = function (this: Tensor, dim?: number, keepdim?: boolean) {
-  return dim === undefined ? min(this) : min(this, dim, keepdim);
+P.min = function (this: Tensor, dim?: number | Tensor, keepdim?: boolean) {
+  return dim === undefined ? min(this) : dim instanceof Tensor ? min(this, dim) : min(this, dim, keepdim);
 } as Tensor['min'];
 P.softmax = function (this: Tensor, dim: number, opts?: { dtype?: DType }) { return softmax(this, dim, opts); };
 P.logSoftmax = function (this: Tensor, dim: number, opts?: { dtype?: DType }) { return logSoftmax(this, dim, opts); };
-P.sort = function (this: Tensor, dim?: number, descending?: boolean) { return sort(this, dim, descending); };
-P.argsort = function (this: Tensor, dim?: number, descending?: boolean) { return argsort(this, dim, descending); };
-P.topk = function (this: Tensor, k: number, dim?: number, largest?: boolean) { return topk(this, k, dim, largest); };
+P.sort = function (this: Tensor, dim?: number, descending?: boolean, stable?: boolean) { return sort(this, dim, descending, stable); };
+P.argsort = function (this: Tensor, dim?: number, descending?: boolean, stable?: boolean) { return argsort(this, dim, descending, stable); };
+P.topk = function (this: Tensor, k: number, dim?: number, largest?: boolean, s?: boolean) { return topk(this, k, dim, largest, s); };
 P.cumsum = function (this: Tensor, dim: number, opts?: { dtype?: DType }) { return cumsum(this, dim, opts); };

@@ -6,7 +6,7 @@
  * split/chunk/unbind, and index() for the common `t[i, :, 1:3]` cases.
  */
 import { codedError } from '../errors';
-import { formatShape, stridesAreContiguous, Tensor, viewOf } from '../tensor';
+import { formatShape, Tensor, viewOf } from '../tensor';
 import { argError, broadcastShapes } from './helpers';
 
 /** Sizes given as a list (`view([2, 3])`) or as arguments (`view(2, 3)`). */
@@ -55,15 +55,14 @@ function viewStrides(oldShape: readonly number[], oldStrides: readonly number[],
   const numel = oldShape.reduce((a, b) => a * b, 1);
   const newStrides = new Array<number>(newShape.length).fill(0);
   if (numel === 0) {
-    if (stridesAreContiguous(oldShape, oldStrides)) {
-      let s = 1;
-      for (let d = newShape.length - 1; d >= 0; d--) {
-        newStrides[d] = s;
-        s *= Math.max(newShape[d], 1);
-      }
-      return newStrides;
+    // Any view of no elements works (PyTorch: the old strides for the same shape, else as if resized).
+    if (oldShape.length === newShape.length && oldShape.every((n, d) => n === newShape[d])) return oldStrides.slice();
+    let s = 1;
+    for (let d = newShape.length - 1; d >= 0; d--) {
+      newStrides[d] = s;
+      s *= Math.max(newShape[d], 1);
     }
-    return null;
+    return newStrides;
   }
   let viewD = newShape.length - 1;
   let chunkBase = oldStrides[oldStrides.length - 1] ?? 1;

@@ -150,12 +150,20 @@ const why = unavailable();
     expect(rise(3)).toBeCloseTo((8 / 20) * chart.plotHeight, 0);
     await page.hover("svg.tsgpu-timeline g.point[data-cell='3'] rect");
 
-    // %memory --tensors: the holders by name, with their bytes.
-    const tensors = await page.evaluate(() => [...document.querySelectorAll("table.tsgpu-tensors tbody tr")].map((tr: any) => [...tr.querySelectorAll("td")].map((td: any) => td.textContent!.trim())));
-    const holder = (label: string) => tensors.find((r: string[]) => r[0] === label);
-    expect(holder("weights")).toEqual(["weights", "1 tensor", "", "", "", "4.00 MiB", ""]);
+    // %memory --tensors: the holders by name, with their bytes, and the cell and line that made each tensor.
+    const rowsOf = (selector: string) => page.evaluate((sel: string) => [...document.querySelectorAll(`${sel} tbody tr`)].map((tr: any) => [...tr.querySelectorAll("td")].map((td: any) => td.textContent!.trim())), selector);
+    const tensors = await rowsOf("table.tsgpu-tensors");
+    const holderRow = (label: string) => tensors.findIndex((r: string[]) => r[0] === label);
+    const holder = (label: string) => tensors[holderRow(label)];
+    expect(holder("weights")).toEqual(["weights", "1 tensor", "", "", "", "4.00 MiB", "", ""]);
+    expect(tensors[holderRow("weights") + 1]).toEqual(["", expect.stringMatching(/^#\d+$/), "[1048576]", "float32", "cpu", "4.00 MiB", "Cell In[1], line 1", ""]);
     expect(holder("cache[0]")![5]).toBe("2.00 MiB");
     expect(holder("cache[1]")![5]).toBe("2.00 MiB");
+    expect(tensors[holderRow("cache[1]") + 1][6]).toBe("Cell In[3], line 1");
+    expect(await rowsOf("table.tsgpu-sites")).toEqual([
+      ["Cell In[1], line 1", "1", "4.00 MiB"],
+      ["Cell In[3], line 1", "2", "4.00 MiB"],
+    ]);
 
     mkdirSync(join(ROOT, "test-artifacts"), { recursive: true });
     await page.screenshot({ path: join(ROOT, "test-artifacts", "browser-memory.png"), fullPage: true });

@@ -7,7 +7,7 @@
  */
 import { spawn, spawnSync } from "child_process";
 import { generateKeyPairSync } from "crypto";
-import { existsSync, mkdtempSync, readFileSync } from "fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "fs";
 import { createServer } from "net";
 import { tmpdir } from "os";
 import { join } from "path";
@@ -169,6 +169,27 @@ describe("Dockerfile", () => {
       server.close();
     }
   });
+
+  test("the kernel image builds the type checker's snapshot, as its user, in a cache folder outside the home folder", () => {
+    const k = stage("kernel").body;
+    const env = k.find((i) => i.op === "ENV" && i.args.includes("TSGPU_CACHE_DIR="))!.args;
+    const cache = /TSGPU_CACHE_DIR=(\S+)/.exec(env)![1];
+    expect(cache.startsWith("/home")).toBe(false);
+    const user = k.findIndex((i) => i.op === "USER");
+    const build = k.findIndex((i, n) => n > user && i.op === "RUN" && i.args.includes("cli.js install"));
+    expect(build).toBeGreaterThan(user);
+    expect(k.slice(0, user).some((i) => i.op === "RUN" && i.args.includes(`chown 1000:100 ${cache}`))).toBe(true);
+    // Run it here, the image's paths mapped onto this checkout and a temporary cache folder.
+    const here = mkdtempSync(join(tmpdir(), "tsgpu-img-cache-"));
+    try {
+      const cmd = k[build].args.replace(/\/usr\/local\/bin\/node/g, process.execPath).replace(/\/opt\/tsgpu/g, ROOT).replace(/\/tmp\/tsgpu-spec/g, join(here, "spec"));
+      const r = spawnSync("bash", ["-c", cmd], { encoding: "utf8", env: { ...process.env, TSGPU_CACHE_DIR: join(here, "cache") } });
+      expect(r.stderr).toBe("");
+      expect(r.stdout).toMatch(/Built the type checker's startup snapshot in [\d.]+ s: .*checker-[0-9a-f]{24}\.snapshot/);
+    } finally {
+      rmSync(here, { recursive: true, force: true });
+    }
+  }, 120000);
 
   test("the single-user image installs the kernelspec Jupyter finds and runs jupyterhub-singleuser", () => {
     const s = stage("singleuser").body;

@@ -21,10 +21,10 @@ beforeAll(async () => {
   checker.mode = "on";
   checker.start(folder.dir);
   expect(await checker.whenReady(80000)).toBe(true);
-  // Watch what goes to the checker thread.
-  const worker = (checker as unknown as { worker: { postMessage(m: { kind: string }): void } }).worker;
-  const original = worker.postMessage.bind(worker);
-  worker.postMessage = (m) => { posted.push(m); original(m); };
+  // Watch what goes to the checker (a thread, or a process started from its snapshot).
+  const channel = (checker as unknown as { channel: { post(m: { kind: string }): void } }).channel;
+  const original = channel.post.bind(channel);
+  channel.post = (m) => { posted.push(m); original(m); };
 });
 afterAll(async () => {
   await checker.stop();

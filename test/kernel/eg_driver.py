@@ -17,6 +17,7 @@ and the host's key.
 """
 
 import asyncio
+import datetime
 import json
 import os
 import shutil
@@ -80,24 +81,30 @@ def free_port(host="127.0.0.1"):
     return port
 
 
-def kernel_processes(kernel_id):
-    """Pids of the processes whose command line holds the kernel id (a launched kernel's does)."""
-    pids = []
+def running_processes():
+    """(pid, argv, parent pid) of every process that runs (an exited one not yet reaped does not)."""
     for d in Path("/proc").iterdir():
         if not d.name.isdigit():
             continue
         try:
-            cmd = (d / "cmdline").read_bytes().split(b"\0")
+            argv = (d / "cmdline").read_bytes().split(b"\0")
+            state, ppid = (d / "stat").read_text().rsplit(") ", 1)[1].split(" ")[:2]
         except OSError:
             continue
-        if kernel_id.encode() in cmd and int(d.name) != os.getpid():
-            try:
-                if (d / "stat").read_text().split(") ", 1)[1].startswith("Z"):
-                    continue  # exited, not yet reaped
-            except OSError:
-                continue
-            pids.append(int(d.name))
-    return pids
+        if state != "Z":
+            yield int(d.name), argv, int(ppid)
+
+
+def kernel_processes(kernel_id):
+    """Pids of the processes whose command line holds the kernel id (a launched kernel's does)."""
+    return [pid for pid, argv, _ in running_processes() if kernel_id.encode() in argv and pid != os.getpid()]
+
+
+def checker_processes(kernel_pid=None):
+    """Pids of the type checker processes (started from the checker's startup snapshot) that run: the children
+    of kernel_pid, or all of them. One that was orphaned (its kernel killed) counts with kernel_pid None."""
+    return [pid for pid, argv, ppid in running_processes()
+            if b"--snapshot-blob" in argv and (kernel_pid is None or ppid == kernel_pid)]
 
 
 class SshHost:
@@ -155,6 +162,8 @@ class Gateway:
             # EG passes a kernelspec's env over ssh too: the kernels keep off the user's history and code cache.
             spec = {**spec, "env": {**spec.get("env", {}), **kernel_env(str(self.dir))}}
             (kernels / name / "kernel.json").write_text(json.dumps(spec, indent=1))
+        # tsgpu installed on the host: `tsgpu install` builds the type checker's snapshot in the kernels' cache.
+        install_snapshot(kernel_env(str(self.dir))["TSGPU_CACHE_DIR"])
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env_extra = env or {}
@@ -229,7 +238,7 @@ class Channels:
         msg_id = uuid.uuid4().hex
         self.ws.write_message(json.dumps({
             "header": {"msg_id": msg_id, "msg_type": msg_type, "username": "test", "session": self.session,
-                       "date": "", "version": "5.3"},
+                       "date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "version": "5.3"},
             "parent_header": {}, "metadata": {}, "content": content, "channel": channel, "buffers": []}))
         return msg_id
 
@@ -239,8 +248,9 @@ class Channels:
             raise ConnectionError("the kernel websocket closed")
         return json.loads(raw)
 
-    async def execute(self, code, timeout=60):
-        """Runs a cell; returns (execute_reply content, its stdout; type-check warnings go to stderr)."""
+    async def execute(self, code, timeout=60, times=None):
+        """Runs a cell; returns (execute_reply content, its stdout; type-check warnings go to stderr). With a dict
+        `times`, the perf_counter() of the reply's and of the idle status's arrival go in it ("reply", "idle")."""
         msg_id = self.send("shell", "execute_request", {"code": code, "silent": False, "store_history": True,
                                                         "user_expressions": {}, "allow_stdin": False})
         out, reply, idle = [], None, False
@@ -254,8 +264,12 @@ class Channels:
                 out.append(m["content"]["text"])
             elif t == "execute_reply":
                 reply = m["content"]
+                if times is not None:
+                    times["reply"] = time.perf_counter()
             elif t == "status" and m["content"]["execution_state"] == "idle":
                 idle = True
+                if times is not None:
+                    times["idle"] = time.perf_counter()
         return reply, "".join(out)
 
     async def status_until(self, states, timeout):
@@ -270,12 +284,25 @@ class Channels:
         self.ws.close()
 
 
+def install_snapshot(cache_dir):
+    """Runs `tsgpu install` (into a throw-away prefix) for its other work: the type checker's startup snapshot,
+    built in cache_dir unless there already."""
+    d = tempfile.mkdtemp(prefix="tsgpu-spec-")
+    try:
+        subprocess.run([NODE, str(CLI), "install", "--prefix", d], check=True, stdout=subprocess.DEVNULL,
+                       env={**os.environ, "TSGPU_CACHE_DIR": cache_dir})
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def tsgpu_spec(mode_args, display):
-    """The distributed kernelspec that `tsgpu install --gateway distributed` writes, read back."""
+    """The distributed kernelspec that `tsgpu install --gateway distributed` writes, read back (the checker's
+    snapshot is built where the kernels' cache is: see Gateway)."""
     d = Path(tempfile.mkdtemp(prefix="tsgpu-spec-"))
     try:
         subprocess.run([NODE, str(CLI), "install", "--prefix", str(d), "--gateway", "distributed",
-                        "--display-name", display, *mode_args], check=True, stdout=subprocess.DEVNULL)
+                        "--display-name", display, *mode_args], check=True, stdout=subprocess.DEVNULL,
+                       env={**os.environ, "TSGPU_CHECKER_SNAPSHOT": "0"})
         return json.loads((d / "share" / "jupyter" / "kernels" / "tsgpu_distributed" / "kernel.json").read_text())
     finally:
         shutil.rmtree(d, ignore_errors=True)
@@ -295,16 +322,17 @@ async def create_kernel(gw, name):
 
 
 async def time_to_first_cell(gw, name, code):
-    """Seconds from POST /api/kernels to its answer and to the first cell's execute_reply, and the kernel id."""
+    """Seconds from POST /api/kernels to its answer, to the first cell's execute_reply and to the kernel's idle
+    status after it, and the kernel id."""
     t0 = time.perf_counter()
     kid = await create_kernel(gw, name)
     created = time.perf_counter() - t0
     ch = await Channels.open(gw, kid)
+    times = {}
     try:
-        reply, _ = await ch.execute(code)
-        elapsed = time.perf_counter() - t0
+        reply, _ = await ch.execute(code, times=times)
         if reply["status"] != "ok":
             raise RuntimeError(f"first cell on {name}: {reply}")
     finally:
         ch.close()
-    return {"post_s": created, "first_cell_s": elapsed}, kid
+    return {"post_s": created, "first_cell_s": times["reply"] - t0, "idle_s": times["idle"] - t0}, kid

@@ -7,19 +7,12 @@
 import type { KernelClient } from "../../kernel/transport/client";
 import type { Message } from "../../kernel/protocol/message";
 import { ofType, sleep, stdout } from "../helpers";
-import { notebookFolder, result, startKernelIn, stderr, untilTypesKnown } from "./engine_helpers";
+import { kernelForFile, result, stderr } from "./engine_helpers";
 
 jest.setTimeout(60000);
 
-let k: KernelClient;
-let folder: ReturnType<typeof notebookFolder>;
-
-beforeAll(async () => {
-  folder = notebookFolder();
-  k = await startKernelIn(folder.dir);
-  await untilTypesKnown(k);
-});
-afterAll(async () => { await k.shutdown(); folder.remove(); });
+let k!: KernelClient;
+kernelForFile((c) => { k = c; }, { types: true });
 
 /** Runs a cell that must succeed without type warnings; returns its outputs. */
 async function ok(code: string): Promise<Message[]> {

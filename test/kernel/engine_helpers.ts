@@ -22,6 +22,23 @@ export function startKernelIn(dir: string, env: NodeJS.ProcessEnv = {}): Promise
   return startKernel({ cwd: dir, env: { ...process.env, TSGPU_HISTORY_FILE: join(dir, "history.jsonl"), ...env } });
 }
 
+/**
+ * One kernel for a whole test file, started in a fresh notebook folder before
+ * the file's tests (and, with `types`, once the type checker answers) and shut
+ * down, with its folder removed, after them. `use` receives the kernel.
+ */
+export function kernelForFile(use: (k: KernelClient) => void, opts: { types?: boolean } = {}): void {
+  let k: KernelClient | undefined;
+  let folder: ReturnType<typeof notebookFolder> | undefined;
+  beforeAll(async () => {
+    folder = notebookFolder();
+    k = await startKernelIn(folder.dir);
+    if (opts.types) await untilTypesKnown(k);
+    use(k);
+  });
+  afterAll(async () => { await k?.shutdown(); folder?.remove(); });
+}
+
 /** Waits until completion answers from the type checker (it parses the libraries when the kernel starts). */
 export async function untilTypesKnown(k: KernelClient, timeoutMs = 50000): Promise<void> {
   const end = Date.now() + timeoutMs;

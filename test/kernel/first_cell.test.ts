@@ -13,8 +13,11 @@ let folder: ReturnType<typeof notebookFolder>;
 beforeAll(() => { folder = notebookFolder(); });
 afterAll(() => folder.remove());
 
-test("the first cell, run as soon as the kernel answers, gets its type warnings before its reply", async () => {
-  const k = await startKernelIn(folder.dir);
+test.each([
+  ["from its startup snapshot", {}],
+  ["on a thread (no snapshot)", { TSGPU_CHECKER_SNAPSHOT: "0" }],
+])("the first cell, run as soon as the kernel answers, gets its type warnings before its reply: checker %s", async (_, env) => {
+  const k = await startKernelIn(folder.dir, env);
   try {
     const { reply, outputs } = await k.execute('const s: number = "hello"');
     expect(reply.content.status).toBe("ok");
@@ -36,7 +39,8 @@ async function until(cond: () => boolean, ms: number): Promise<void> {
 }
 
 test("an interrupt while a finished first cell waits for its warnings ends the wait; the warnings follow", async () => {
-  const k = await startKernelIn(folder.dir);
+  // The checker on its thread, which takes seconds to be ready: the cell surely waits when interrupted.
+  const k = await startKernelIn(folder.dir, { TSGPU_CHECKER_SNAPSHOT: "0" });
   try {
     const running = k.execute('console.log("ran");\nconst late: number = "text";');
     await until(() => k.iopubLog.some((m) => m.header.msg_type === "stream" && m.content.text === "ran\n"), 30000);

@@ -27,7 +27,7 @@ afterAll(async () => { await k.shutdown(); });
 
 test("100,000 malformed messages: nothing breaks, memory stops growing", async () => {
   await k.execute("const before = 6;");
-  // The type checker thread loads TypeScript in the background after start (~150 MiB): let it finish first.
+  // The type checker (a process from its snapshot, or a thread) loads in the background after start (~150 MiB): let it finish first.
   await k.request("complete_request", { code: "Math.ma", cursor_pos: 7 });
   await sleep(5000);
   // Memory is measured once the kernel has answered a request and collected its garbage.

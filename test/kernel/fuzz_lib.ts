@@ -153,12 +153,29 @@ export class Fuzzer {
   }
 }
 
-/** The resident set of a process, in bytes (Linux). */
-export function rssBytes(pid: number): number {
+/** The resident set of one process, in bytes (Linux). */
+function ownRssBytes(pid: number): number {
   const status = require("fs").readFileSync(`/proc/${pid}/status`, "utf8") as string;
   const kb = /VmRSS:\s+(\d+) kB/.exec(status);
   if (!kb) throw new Error(`no VmRSS in /proc/${pid}/status`);
   return Number(kb[1]) * 1024;
+}
+
+/**
+ * The resident set of a kernel process with its child processes' (its type
+ * checker runs in one when started from its snapshot), in bytes (Linux).
+ */
+export function rssBytes(pid: number): number {
+  const fs = require("fs") as typeof import("fs");
+  let total = ownRssBytes(pid);
+  for (const d of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid) total += ownRssBytes(Number(d));
+    } catch { /* gone */ }
+  }
+  return total;
 }
 
 /** Frames of one fuzz run, sent on shell and control (and a few on stdin) of a running kernel. */

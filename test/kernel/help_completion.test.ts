@@ -5,19 +5,12 @@
  * abbreviation and substring; the runtime's namespace holds public names.
  */
 import type { KernelClient } from "../../kernel/transport/client";
-import { notebookFolder, result, startKernelIn, untilTypesKnown } from "./engine_helpers";
+import { kernelForFile, result } from "./engine_helpers";
 
 jest.setTimeout(60000);
 
-let k: KernelClient;
-let folder: ReturnType<typeof notebookFolder>;
-
-beforeAll(async () => {
-  folder = notebookFolder();
-  k = await startKernelIn(folder.dir);
-  await untilTypesKnown(k);
-});
-afterAll(async () => { await k.shutdown(); folder.remove(); });
+let k!: KernelClient;
+kernelForFile((c) => { k = c; }, { types: true });
 
 /** The pager page a help line answers with. */
 async function page(code: string): Promise<Record<string, string>> {

@@ -58,6 +58,10 @@ describe("admit", () => {
     const noDate = request("kernel_info_request", {});
     delete (noDate.header as any).date;
     expect(admit("shell", noDate).kind).toBe("drop");
+    // A date the kernel cannot parse is no reason to drop a request (ipykernel does not parse it either).
+    const emptyDate = request("kernel_info_request", {});
+    (emptyDate.header as any).date = "";
+    expect(admit("shell", emptyDate).kind).toBe("ok");
     expect(admit("shell", request("execute_reply", {}))).toMatchObject({ kind: "drop", reason: expect.stringContaining("unknown type execute_reply") });
     expect(admit("shell", request("interrupt_request", {}))).toMatchObject({ kind: "drop", reason: expect.stringContaining("control only") });
     expect(admit("control", request("execute_request", { code: "1" })).kind).toBe("drop");

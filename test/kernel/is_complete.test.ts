@@ -5,18 +5,12 @@
  * `complete`.
  */
 import type { KernelClient } from "../../kernel/transport/client";
-import { notebookFolder, startKernelIn } from "./engine_helpers";
+import { kernelForFile } from "./engine_helpers";
 
 jest.setTimeout(60000);
 
-let k: KernelClient;
-let folder: ReturnType<typeof notebookFolder>;
-
-beforeAll(async () => {
-  folder = notebookFolder();
-  k = await startKernelIn(folder.dir);
-});
-afterAll(async () => { await k.shutdown(); folder.remove(); });
+let k!: KernelClient;
+kernelForFile((c) => { k = c; });
 
 async function isComplete(code: string): Promise<Record<string, unknown>> {
   const { reply } = await k.request("is_complete_request", { code });

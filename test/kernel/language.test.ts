@@ -6,19 +6,12 @@
  */
 import type { KernelClient } from "../../kernel/transport/client";
 import { ofType, stdout } from "../helpers";
-import { notebookFolder, result, startKernelIn, stderr, untilTypesKnown } from "./engine_helpers";
+import { kernelForFile, result, stderr } from "./engine_helpers";
 
 jest.setTimeout(60000);
 
-let k: KernelClient;
-let folder: ReturnType<typeof notebookFolder>;
-
-beforeAll(async () => {
-  folder = notebookFolder();
-  k = await startKernelIn(folder.dir);
-  await untilTypesKnown(k);
-});
-afterAll(async () => { await k.shutdown(); folder.remove(); });
+let k!: KernelClient;
+kernelForFile((c) => { k = c; }, { types: true });
 
 async function complete(code: string, cursor = [...code].length) {
   const { reply } = await k.request("complete_request", { code, cursor_pos: cursor });

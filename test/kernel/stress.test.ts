@@ -103,7 +103,7 @@ describe("soak", () => {
     const rtt: number[] = [];
     let warm = { rss: 0, reserved: 0 };
     const warmAt = Math.floor(CELLS / 5);
-    // The type checker thread loads TypeScript in the background after start (~150 MiB): let it finish first.
+    // The type checker (a process from its snapshot, or a thread) loads in the background after start (~150 MiB): let it finish first.
     await k.request("complete_request", { code: "Math.ma", cursor_pos: 7 });
     await sleep(4000);
     for (let i = 0; i < CELLS; i++) {

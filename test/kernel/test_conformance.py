@@ -128,11 +128,12 @@ class TsgpuKernelTests(jupyter_kernel_test.KernelTests):
 
     @classmethod
     def setUpClass(cls):
-        cls._temporary_prefix = None if _spec_on_jupyter_path() else _install_temporary_spec()
         cls._own_files = tempfile.mkdtemp(prefix="tsgpu-conformance-")
         cls._saved_env = {k: os.environ.get(k) for k in ("TSGPU_HISTORY_FILE", "TSGPU_CACHE_DIR")}
         os.environ["TSGPU_HISTORY_FILE"] = os.path.join(cls._own_files, "history.jsonl")
         os.environ["TSGPU_CACHE_DIR"] = os.path.join(cls._own_files, "cache")
+        # After the cache folder is set: `tsgpu install` builds the type checker's snapshot there.
+        cls._temporary_prefix = None if _spec_on_jupyter_path() else _install_temporary_spec()
         super().setUpClass()
 
     @classmethod

@@ -20,7 +20,8 @@ import signal
 import time
 import unittest
 
-from eg_driver import Channels, create_kernel, Gateway, SshHost, check_modules, kernel_processes, sources, tsgpu_spec
+from eg_driver import (Channels, create_kernel, Gateway, SshHost, check_modules, checker_processes, kernel_processes,
+                       sources, tsgpu_spec)
 
 (SRC, SKIP) = sources()
 
@@ -83,6 +84,8 @@ class EnterpriseGatewayTests(unittest.TestCase):
         figures["first_cell_s"] = time.perf_counter() - t0
         self.assertEqual((reply["status"], out), ("ok", "hello from object 7\n"), reply)
         [pid] = kernel_processes(kid)
+        # Its type checker: a process of its own, started from the snapshot `tsgpu install` built.
+        [checker] = checker_processes(pid)
 
         # Interrupt a busy loop through EG (interrupt_mode "message": an interrupt_request on control).
         msg_id = ch.send("shell", "execute_request", {"code": "let spins = 0; while (true) { spins++; }",
@@ -112,6 +115,8 @@ class EnterpriseGatewayTests(unittest.TestCase):
         wait_for(lambda: pid not in kernel_processes(kid), 15, f"the kernel before the restart (pid {pid}) to end")
         [pid2] = kernel_processes(kid)
         self.assertNotEqual(pid2, pid)
+        wait_for(lambda: checker not in checker_processes(), 15, f"the checker of the kernel before the restart (pid {checker}) to end")
+        [checker2] = wait_for(lambda: checker_processes(pid2), 15, f"the checker of the restarted kernel (pid {pid2})")
 
         # A killed kernel: EG notices (status "restarting" or "dead" on the websocket) and starts a new one.
         t1 = time.perf_counter()
@@ -121,6 +126,8 @@ class EnterpriseGatewayTests(unittest.TestCase):
         figures["kill_detected_as"] = state
         self.assertEqual(state, "restarting")
         pid3 = wait_for(lambda: [p for p in kernel_processes(kid) if p != pid2], 60, "the kernel started after the kill")[0]
+        # The killed kernel's checker ends with it (its IPC channel closes).
+        wait_for(lambda: checker2 not in checker_processes(), 15, f"the checker of the killed kernel (pid {checker2}) to end")
         ch.close()
         # A websocket opened while EG still waits for the new kernel's connection info is not served: reconnect,
         # as a client does, until a cell runs.
@@ -138,10 +145,15 @@ class EnterpriseGatewayTests(unittest.TestCase):
         self.assertEqual((reply["status"], out), ("ok", "back\n"))
         ch.close()
 
+        # The kernel that answered (the pid seen first may have been the shell that started it), and its checker.
+        [pid3] = kernel_processes(kid)
+        [checker3] = checker_processes(pid3)
+
         # Delete: EG ends the kernel, and no process of it is left.
         t1 = time.perf_counter()
         await gw.request("DELETE", f"/api/kernels/{kid}")
         wait_for(lambda: not kernel_processes(kid), 20, f"no process of kernel {kid} (pid {pid3}) left")
+        wait_for(lambda: checker3 not in checker_processes(), 15, f"the checker of the deleted kernel (pid {checker3}) to end")
         figures["delete_s"] = time.perf_counter() - t1
         with self.assertRaisesRegex(RuntimeError, "HTTP 404"):
             await gw.request("GET", f"/api/kernels/{kid}")

@@ -87,7 +87,7 @@ describe("%memory views", () => {
     expect(json.holders.find((g: any) => g.label === "net.layers[3].weight")).toMatchObject({ kind: "variable", bytes: 16384 });
     const bytes = json.tensors.map((t: any) => t.nbytes);
     expect(bytes).toEqual([...bytes].sort((x: number, y: number) => y - x));
-    expect(json.where.find((s: any) => s.cell_number === made)).toMatchObject({ line: 1, allocations: 4 });
+    expect(json.sites.find((s: any) => s.cell === made)).toMatchObject({ site: `Cell In[${made}], line 1`, line: 1, tensors: 4, bytes: 40960 });
     expectSelfContained(data["text/html"]);
     expect(data["text/html"]).toContain("<b>net.layers[3].weight</b>");
     await ok(k, "%memory --history off");

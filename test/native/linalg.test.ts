@@ -160,8 +160,8 @@ describe('linalg beyond PyTorch comparisons', () => {
     expect(() => torch.matmul(i, i)).toThrow('matmul: dtype int64 of self is not supported (expected float32, float64, float16 or bfloat16)');
   });
 
-  test('attention refuses dropout and a mask together with isCausal', () => {
-    expect(() => torch.scaledDotProductAttention(q, k, val, { dropoutP: 0.1 })).toThrow(/dropoutP 0.1 is not supported/);
+  test('attention refuses a dropout probability outside [0, 1] and a mask together with isCausal', () => {
+    expect(() => torch.scaledDotProductAttention(q, k, val, { dropoutP: -0.1 })).toThrow('scaledDotProductAttention: expected a probability in [0, 1] for dropoutP, got -0.1');
     expect(() => torch.scaledDotProductAttention(q, k, val, { isCausal: true, attnMask: floatMask })).toThrow(/either attnMask or isCausal/);
   });
 

@@ -1,4 +1,6 @@
 #include <cmath>
+#include <mutex>
+#include <unordered_map>
 
 #include "binding/binding.h"
 #include "base/errors.h"
@@ -8,9 +10,45 @@ namespace binding {
 
 namespace {
 
-Napi::FunctionReference& oomClass() {
-  static Napi::FunctionReference ref;
-  return ref;
+// The OutOfMemoryError class of every environment that loaded the runtime (the main thread's and any
+// worker thread's). A class belongs to its environment: it is used only there, and its reference is
+// deleted by a cleanup hook while that environment still exists. (One process-wide reference was the
+// last loader's: after that worker ended, an out-of-memory error on the main thread crashed the process,
+// and the reference's static destructor called into an environment already torn down.)
+struct OomClasses {
+  std::mutex mutex;
+  std::unordered_map<napi_env, napi_ref> byEnv;
+};
+
+OomClasses& oomClasses() {
+  static OomClasses* classes = new OomClasses();  // never destroyed: nothing may call N-API after exit
+  return *classes;
+}
+
+void forgetOomClass(void* arg) {
+  napi_env env = static_cast<napi_env>(arg);
+  napi_ref ref = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(oomClasses().mutex);
+    auto it = oomClasses().byEnv.find(env);
+    if (it == oomClasses().byEnv.end()) return;
+    ref = it->second;
+    oomClasses().byEnv.erase(it);
+  }
+  napi_delete_reference(env, ref);
+}
+
+/** The OutOfMemoryError class `env` registered, or nullptr. */
+napi_value oomClassOf(napi_env env) {
+  napi_ref ref = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(oomClasses().mutex);
+    auto it = oomClasses().byEnv.find(env);
+    if (it != oomClasses().byEnv.end()) ref = it->second;
+  }
+  napi_value ctor = nullptr;
+  if (ref != nullptr && napi_get_reference_value(env, ref, &ctor) != napi_ok) ctor = nullptr;
+  return ctor;
 }
 
 std::string describe(const Napi::Value& v) {
@@ -37,7 +75,24 @@ void throwJs(Napi::Env env, const std::string& code, const std::string& message)
   throw err;
 }
 
-void setOutOfMemoryClass(Napi::Function ctor) { oomClass() = Napi::Persistent(ctor); }
+void setOutOfMemoryClass(Napi::Function ctor) {
+  napi_env env = ctor.Env();
+  napi_ref ref = nullptr;
+  if (napi_create_reference(env, ctor, 1, &ref) != napi_ok) return;
+  napi_ref old = nullptr;
+  bool first = false;
+  {
+    std::lock_guard<std::mutex> lock(oomClasses().mutex);
+    auto [it, inserted] = oomClasses().byEnv.try_emplace(env, ref);
+    if (!inserted) {
+      old = it->second;
+      it->second = ref;
+    }
+    first = inserted;
+  }
+  if (old != nullptr) napi_delete_reference(env, old);
+  if (first) napi_add_env_cleanup_hook(env, forgetOomClass, env);
+}
 
 void rethrowAsJs(Napi::Env env) {
   try {
@@ -50,8 +105,8 @@ void rethrowAsJs(Napi::Env env) {
     details.Set("freeBytes", static_cast<double>(e.freeBytes));
     details.Set("allocated", static_cast<double>(e.allocated));
     details.Set("reservedUnallocated", static_cast<double>(e.reservedUnallocated));
-    if (!oomClass().IsEmpty()) {
-      Napi::Object obj = oomClass().New({Napi::String::New(env, e.what()), details});
+    if (napi_value ctor = oomClassOf(env)) {
+      Napi::Object obj = Napi::Function(env, ctor).New({Napi::String::New(env, e.what()), details});
       throw Napi::Error(env, obj);
     }
     Napi::Error err = Napi::Error::New(env, e.what());

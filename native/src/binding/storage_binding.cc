@@ -221,6 +221,19 @@ Napi::Value IsLive(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), storages().find(h) != nullptr);
 }
 
+// setAllocationCell(cell) -> undefined: storages made from now on are tagged with this notebook cell's
+// execution count (0: none); liveStorages reports it as `cell`.
+Napi::Value SetAllocationCell(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    const uint64_t cell = argCount(info, 0, "cell");
+    if (cell > 0x7fffffff)
+      throwJs(info.Env(), "TSGPU_ARG", "expected a cell number below 2147483648 for cell, got " + std::to_string(cell));
+    storages().setCurrentCell(static_cast<int32_t>(cell));
+    return info.Env().Undefined();
+  });
+}
+
+// liveStorages(device?) -> [{ id, shape, dtype, device, nbytes, cell?, frames? }], oldest first
 Napi::Value LiveStorages(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
     Napi::Env env = info.Env();
@@ -253,6 +266,8 @@ Napi::Value LiveStorages(const Napi::CallbackInfo& info) {
       o.Set("dtype", dtypeName(static_cast<DType>(rec.dtype)));
       o.Set("device", rec.device);
       o.Set("nbytes", static_cast<double>(rec.nbytes));
+      if (rec.cell > 0) o.Set("cell", rec.cell);
+      if (rec.site) o.Set("frames", contextToJs(env, rec.site));
       rows.emplace_back(rec.id, o);
     });
     std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -393,6 +408,7 @@ void initStorage(Napi::Env env, Napi::Object exports) {
   exports.Set("isLive", Napi::Function::New(env, IsLive, "isLive"));
   exports.Set("takeIds", Napi::Function::New(env, TakeIds, "takeIds"));
   exports.Set("liveStorages", Napi::Function::New(env, LiveStorages, "liveStorages"));
+  exports.Set("setAllocationCell", Napi::Function::New(env, SetAllocationCell, "setAllocationCell"));
   exports.Set("reclaim", Napi::Function::New(env, Reclaim, "reclaim"));
   exports.Set("setGcHook", Napi::Function::New(env, SetGcHook, "setGcHook"));
   exports.Set("setFreeQueue", Napi::Function::New(env, SetFreeQueue, "setFreeQueue"));

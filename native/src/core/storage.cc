@@ -8,7 +8,7 @@ StorageTable::Handle StorageTable::create(CachingAllocator* allocator, size_t nb
                                           uint32_t deviceSlot, uint8_t dtype, double id, Context context) {
   if (freeSlots_.empty() && records_.size() > kIndexMask)
     throw Error("TSGPU_INTERNAL", "more than 16777215 live tensors");
-  Block* block = allocator->malloc(nbytes, std::move(context));  // throws before anything is registered
+  Block* block = allocator->malloc(nbytes, context);  // throws before anything is registered
   uint32_t index;
   if (!freeSlots_.empty()) {
     index = freeSlots_.back();
@@ -27,6 +27,8 @@ StorageTable::Handle StorageTable::create(CachingAllocator* allocator, size_t nb
   rec.dtype = dtype;
   rec.live = true;
   rec.owner = nullptr;
+  rec.cell = currentCell_;
+  rec.site = std::move(context);
   ++live_;
   return handleOf(index);
 }
@@ -39,6 +41,7 @@ bool StorageTable::release(Handle h) {
   rec->live = false;
   rec->block = nullptr;
   rec->owner = nullptr;
+  rec->site.reset();
   rec->generation = static_cast<uint8_t>((rec->generation + 1) & kGenerationMask);
   freeSlots_.push_back(static_cast<uint32_t>(h) & kIndexMask);
   --live_;

@@ -26,6 +26,8 @@ struct StorageRecord {
   uint8_t generation = 0;                 // bumped each time the slot is freed
   bool live = false;                      // false while the slot is on the free list
   void* owner = nullptr;                  // opaque to the core: the binding's weak reference to the JS owner
+  int32_t cell = 0;                       // execution count of the notebook cell current when it was made (0: none)
+  Context site;                           // stack of the code that made it, when the caller captured one
 
   void* data() const { return block ? static_cast<void*>(block->ptr) : nullptr; }
 };
@@ -39,8 +41,9 @@ class StorageTable {
   static constexpr uint32_t kGenerationMask = 0x7f;
 
   /**
-   * Allocates `nbytes` from `allocator` and registers the storage; returns
-   * its handle. Throws OutOfMemoryError (nothing is registered then).
+   * Allocates `nbytes` from `allocator` and registers the storage, tagged
+   * with the current cell and `context` as its site; returns its handle.
+   * Throws OutOfMemoryError (nothing is registered then).
    */
   Handle create(CachingAllocator* allocator, size_t nbytes, const std::string& device, uint32_t deviceSlot,
                 uint8_t dtype, double id, Context context);
@@ -61,6 +64,9 @@ class StorageTable {
   }
   /** Number of live storages. */
   size_t size() const { return live_; }
+  /** Tags storages created from now on with `cell` (a notebook cell's execution count; 0 for none). */
+  void setCurrentCell(int32_t cell) { currentCell_ = cell; }
+  int32_t currentCell() const { return currentCell_; }
 
  private:
   Handle handleOf(uint32_t index) const {
@@ -69,6 +75,7 @@ class StorageTable {
   std::vector<StorageRecord> records_;
   std::vector<uint32_t> freeSlots_;
   size_t live_ = 0;
+  int32_t currentCell_ = 0;
 };
 
 }  // namespace tsgpu

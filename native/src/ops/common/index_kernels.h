@@ -10,7 +10,13 @@
 #pragma once
 
 #include <string>
+#include <type_traits>
 #include <vector>
+
+#ifdef __CUDACC__
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#endif
 
 #include "base/errors.h"
 #include "base/host_device.h"
@@ -34,6 +40,29 @@ struct GatherF {
   }
 };
 
+#ifdef __CUDA_ARCH__
+/**
+ * Atomically adds v to the 1- or 2-byte integer at p: a compare-and-swap loop on the aligned 32-bit word
+ * that holds it (wrapping as the integer type does).
+ */
+template <typename T>
+__device__ void atomicAddNarrow(T* p, T v) {
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2, "narrow integers only");
+  const uintptr_t addr = reinterpret_cast<uintptr_t>(p);
+  unsigned int* word = reinterpret_cast<unsigned int*>(addr & ~uintptr_t(3));
+  const unsigned int shift = static_cast<unsigned int>(addr & 3) * 8;
+  const unsigned int mask = (sizeof(T) == 1 ? 0xffu : 0xffffu) << shift;
+  unsigned int old = *word, assumed;
+  do {
+    assumed = old;
+    const T cur = static_cast<T>((assumed & mask) >> shift);
+    const unsigned int sum = static_cast<unsigned int>(static_cast<typename std::make_unsigned<T>::type>(
+        static_cast<T>(static_cast<int>(cur) + static_cast<int>(v))));
+    old = atomicCAS(word, assumed, (assumed & ~mask) | ((sum << shift) & mask));
+  } while (old != assumed);
+}
+#endif
+
 /** Adds v at p: an atomic add on the device, a plain one on the host (where scatterAdd runs on one thread). */
 template <typename T>
 TSGPU_HD void addAt(T* p, T v) {
@@ -43,6 +72,13 @@ TSGPU_HD void addAt(T* p, T v) {
   } else if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value ||
                        std::is_same<T, int32_t>::value) {
     atomicAdd(p, v);
+  } else if constexpr (std::is_same<T, Half>::value) {
+    atomicAdd(reinterpret_cast<__half*>(p), __ushort_as_half(v.bits));  // sm_70 and later
+  } else if constexpr (std::is_same<T, BFloat16>::value) {
+    atomicAdd(reinterpret_cast<__nv_bfloat16*>(p), __ushort_as_bfloat16(v.bits));  // sm_80 and later
+  } else if constexpr (std::is_same<T, int8_t>::value || std::is_same<T, uint8_t>::value ||
+                       std::is_same<T, int16_t>::value) {
+    atomicAddNarrow(p, v);
   }
 #else
   *p = static_cast<T>(static_cast<OpMathType<T>>(*p) + static_cast<OpMathType<T>>(v));

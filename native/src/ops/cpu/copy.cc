@@ -2,7 +2,7 @@
 // to(dtype), clone(), copy_() with src already broadcast to out's shape).
 #include <cstring>
 
-#include "base/errors.h"
+#include "ops/copy_args.h"
 #include "ops/view_index.h"
 #include "runtime/op_registry.h"
 
@@ -45,10 +45,7 @@ void copyTyped(OpCall& call, const TensorView& out, const TensorView& src) {
 void copyCpu(OpCall& call) {
   TensorView& out = call.out(0);
   const TensorView& src = call.in(0);
-  if (out.numel() != src.numel() || out.ndim != src.ndim)
-    throw ArgumentError(std::string("copy: source has ") + std::to_string(src.numel()) + " elements in " +
-                        std::to_string(src.ndim) + " dims, destination " + std::to_string(out.numel()) + " in " +
-                        std::to_string(out.ndim));
+  checkCopyArgs(call);
   if (out.numel() == 0) return;
   visitDType(out.dtype, [&](auto to) {
     visitDType(src.dtype, [&](auto from) { copyTyped<decltype(to), decltype(from)>(call, out, src); });

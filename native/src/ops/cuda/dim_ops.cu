@@ -1,58 +1,161 @@
-// softmax, logSoftmax and cumsum on cuda. A row whose elements are adjacent
-// (dim is the innermost) gets a block: the threads stride through it for the
-// maximum and the sum (combined in shared memory) and write; cumsum scans
-// tiles of blockDim elements, carrying the running total between tiles.
-// Other rows get a thread each (neighbouring threads read neighbouring
-// columns). Queued on the call's stream.
+// softmax, logSoftmax and cumsum on cuda. softmax rows whose elements are
+// adjacent (dim is the innermost) get a warp each up to 1024 elements (the row
+// in registers: one read, one write, 16-byte accesses where rows are aligned)
+// and a block each beyond (the row kept in
+// shared memory while it fits); the maximum and the sum are combined with warp
+// shuffles, in float (double for float64). cumsum scans tiles of blockDim
+// elements, carrying the running total between tiles. Other rows get a thread
+// each (neighbouring threads read neighbouring columns). Queued on the call's
+// stream.
 #include "ops/common/dim_kernels.h"
 #include "ops/common/offset_calc.h"
 #include "ops/common/scalar_math.h"
-#include "ops/cuda/block_reduce.cuh"
 #include "ops/cuda/launch.cuh"
+#include "ops/cuda/rows.cuh"
 
 namespace tsgpu {
 namespace ops {
 namespace {
 
-using cuda::blockAll;
 using cuda::globalThread;
-using cuda::MaxNan;
-using cuda::Plus;
 using cuda::gridThreads;
 using cuda::kBlockThreads;
+using cuda::kWarp;
+using cuda::MaxNan;
+using cuda::Plus;
 
 struct RowIo {
   int64_t len, inStride, outStride;
   uint32_t rows;
 };
 
+/** A row with a thread of its own (elements `is` / `os` apart). */
 template <typename T, bool Log>
-__device__ void softmaxRow(const T* x, T* y, int64_t n, int64_t is, int64_t os, int64_t j0, int64_t step, bool block,
-                           OpMathType<T>* shared) {
+__device__ void softmaxRowAlone(const T* x, T* y, int64_t n, int64_t is, int64_t os) {
   using M = OpMathType<T>;
   M mx = sm::Limits<M>::lowest();
-  for (int64_t j = j0; j < n; j += step) mx = MaxNan()(static_cast<M>(x[j * is]), mx);
-  if (block) mx = blockAll(mx, shared, MaxNan());
-  if (mx == sm::Limits<M>::lowest()) mx = M(0);
+  for (int64_t j = 0; j < n; ++j) mx = MaxNan()(static_cast<M>(x[j * is]), mx);
+  if (mx == sm::Limits<M>::lowest()) mx = M(0);  // all -inf: exp(-inf - 0) = 0
   M sum = 0;
-  for (int64_t j = j0; j < n; j += step) sum += sm::exp(static_cast<M>(x[j * is]) - mx);
-  if (block) sum = blockAll(sum, shared, Plus());
+  for (int64_t j = 0; j < n; ++j) sum += sm::exp(static_cast<M>(x[j * is]) - mx);
   if (Log) {
     const M shift = mx + sm::log(sum);
-    for (int64_t j = j0; j < n; j += step) y[j * os] = static_cast<T>(static_cast<M>(x[j * is]) - shift);
+    for (int64_t j = 0; j < n; ++j) y[j * os] = static_cast<T>(static_cast<M>(x[j * is]) - shift);
   } else {
     const M inv = M(1) / sum;
-    for (int64_t j = j0; j < n; j += step) y[j * os] = static_cast<T>(sm::exp(static_cast<M>(x[j * is]) - mx) * inv);
+    for (int64_t j = 0; j < n; ++j) y[j * os] = static_cast<T>(sm::exp(static_cast<M>(x[j * is]) - mx) * inv);
   }
 }
 
-template <typename T, bool Log>
-__global__ void softmaxBlockPerRow(const T* in, T* out, RowIo io, OffsetCalc<2, uint32_t> rows) {
-  __shared__ OpMathType<T> shared[kBlockThreads];
+/**
+ * A warp per unit-stride row of at most 32 * E elements, held in registers. Scalar (V = 1): lane l holds
+ * elements e * 32 + l. Vectors (V > 1, rows and pointers aligned to V elements, len a multiple of V, out
+ * unit-stride): lane l holds elements (g * 32 + l) * V + k, loaded and stored V at a time.
+ */
+template <typename T, bool Log, int E, int V>
+__global__ void __launch_bounds__(cuda::kWarpRowThreads) softmaxWarpRows(const T* in, T* out, RowIo io,
+                                                                        OffsetCalc<2, uint32_t> rows) {
+  using M = OpMathType<T>;
+  static_assert(E % V == 0, "a lane holds whole vectors");
+  const int lane = threadIdx.x % kWarp;
+  const auto at = [&](int e) -> int64_t {  // row position of the lane's element e
+    return V == 1 ? static_cast<int64_t>(e) * kWarp + lane : (static_cast<int64_t>(e / V) * kWarp + lane) * V + e % V;
+  };
+  for (int64_t r = cuda::firstWarpRow(); r < io.rows; r += cuda::warpRowStep()) {
+    int64_t off[2];
+    rows.get(static_cast<uint32_t>(r), off);
+    const T* x = in + off[1];
+    T* y = out + off[0];
+    M v[E];
+    if constexpr (V == 1) {
+#pragma unroll
+      for (int e = 0; e < E; ++e) v[e] = at(e) < io.len ? static_cast<M>(x[at(e)]) : sm::Limits<M>::lowest();
+    } else {
+#pragma unroll
+      for (int g = 0; g < E / V; ++g) {
+        const int64_t j = at(g * V);
+        cuda::Vec<T, V> p;
+        if (j < io.len) p = *reinterpret_cast<const cuda::Vec<T, V>*>(x + j);
+#pragma unroll
+        for (int k = 0; k < V; ++k) v[g * V + k] = j < io.len ? static_cast<M>(p.v[k]) : sm::Limits<M>::lowest();
+      }
+    }
+    M mx = cuda::warpCombineAll(cuda::laneTree(v, MaxNan()), MaxNan());
+    if (mx == sm::Limits<M>::lowest()) mx = M(0);  // all -inf: exp(-inf - 0) = 0
+    M ex[E];
+#pragma unroll
+    for (int e = 0; e < E; ++e) ex[e] = at(e) < io.len ? sm::exp(v[e] - mx) : M(0);
+    const M sum = cuda::warpCombineAll(cuda::laneTree(ex, Plus()), Plus());
+    const M shift = Log ? mx + sm::log(sum) : M(0);
+    const M inv = Log ? M(0) : M(1) / sum;
+#pragma unroll
+    for (int e = 0; e < E; ++e) v[e] = Log ? v[e] - shift : ex[e] * inv;
+    if constexpr (V == 1) {
+#pragma unroll
+      for (int e = 0; e < E; ++e)
+        if (at(e) < io.len) y[at(e) * io.outStride] = static_cast<T>(v[e]);
+    } else {
+#pragma unroll
+      for (int g = 0; g < E / V; ++g) {
+        const int64_t j = at(g * V);
+        if (j >= io.len) continue;
+        cuda::Vec<T, V> p;
+#pragma unroll
+        for (int k = 0; k < V; ++k) p.v[k] = static_cast<T>(v[g * V + k]);
+        *reinterpret_cast<cuda::Vec<T, V>*>(y + j) = p;
+      }
+    }
+  }
+}
+
+/** True when every row of the plan (operands out, in) starts on a multiple of v elements. */
+bool rowsAligned(const DimPlan& p, const void* out, const void* in, size_t elementBytes, int v) {
+  if (!cuda::alignedTo(out, elementBytes * v) || !cuda::alignedTo(in, elementBytes * v)) return false;
+  for (int d = 0; d < p.rows.ndim; ++d)
+    for (int k = 0; k < 2; ++k)
+      if (p.rows.strides[k][d] % v != 0) return false;
+  return true;
+}
+
+/**
+ * A block per unit-stride row; Cached keeps the row's values in shared memory (each thread its own
+ * elements j = threadIdx.x + k * blockDim.x, so no barrier guards them) instead of reading it again.
+ */
+template <typename T, bool Log, bool Cached>
+__global__ void softmaxBlockRows(const T* in, T* out, RowIo io, OffsetCalc<2, uint32_t> rows) {
+  using M = OpMathType<T>;
+  extern __shared__ __align__(16) unsigned char rowCache[];
+  __shared__ M shared[kWarp];
+  M* cache = reinterpret_cast<M*>(rowCache);
   for (uint32_t r = blockIdx.x; r < io.rows; r += gridDim.x) {
     int64_t off[2];
     rows.get(r, off);
-    softmaxRow<T, Log>(in + off[1], out + off[0], io.len, io.inStride, io.outStride, threadIdx.x, blockDim.x, true, shared);
+    const T* x = in + off[1];
+    T* y = out + off[0];
+    M mx = sm::Limits<M>::lowest();
+    for (int64_t j = threadIdx.x; j < io.len; j += blockDim.x) {
+      const M v = static_cast<M>(x[j]);
+      if (Cached) cache[j] = v;
+      mx = MaxNan()(v, mx);
+    }
+    mx = cuda::blockCombineAll(mx, MaxNan(), sm::Limits<M>::lowest(), shared);
+    if (mx == sm::Limits<M>::lowest()) mx = M(0);
+    M sum = 0;
+    for (int64_t j = threadIdx.x; j < io.len; j += blockDim.x) {
+      const M ex = sm::exp((Cached ? cache[j] : static_cast<M>(x[j])) - mx);
+      if (Cached && !Log) cache[j] = ex;
+      sum += ex;
+    }
+    sum = cuda::blockCombineAll(sum, Plus(), M(0), shared);
+    if (Log) {
+      const M shift = mx + sm::log(sum);
+      for (int64_t j = threadIdx.x; j < io.len; j += blockDim.x)
+        y[j * io.outStride] = static_cast<T>((Cached ? cache[j] : static_cast<M>(x[j])) - shift);
+    } else {
+      const M inv = M(1) / sum;
+      for (int64_t j = threadIdx.x; j < io.len; j += blockDim.x)
+        y[j * io.outStride] = static_cast<T>((Cached ? cache[j] : sm::exp(static_cast<M>(x[j]) - mx)) * inv);
+    }
   }
 }
 
@@ -61,7 +164,7 @@ __global__ void softmaxThreadPerRow(const T* in, T* out, RowIo io, OffsetCalc<2,
   for (int64_t r = globalThread(); r < io.rows; r += gridThreads()) {
     int64_t off[2];
     rows.get(static_cast<uint32_t>(r), off);
-    softmaxRow<T, Log>(in + off[1], out + off[0], io.len, io.inStride, io.outStride, 0, 1, false, nullptr);
+    softmaxRowAlone<T, Log>(in + off[1], out + off[0], io.len, io.inStride, io.outStride);
   }
 }
 
@@ -120,13 +223,35 @@ unsigned rowBlocks(const DimPlan& p) {
 struct CudaDim {
   template <typename T, bool Log>
   static void softmax(const OpCall& call, const DimPlan& p, T* out, const T* in) {
+    using M = OpMathType<T>;
     if (p.rows.numel == 0) return;
     const RowIo io = rowIo(call, p);
     const OffsetCalc<2, uint32_t> rows(p.rows);
-    if (blockPerRow(p))
-      softmaxBlockPerRow<T, Log><<<rowBlocks(p), kBlockThreads, 0, cuda::streamOf(call)>>>(in, out, io, rows);
-    else
-      softmaxThreadPerRow<T, Log><<<cuda::gridFor(p.rows.numel), kBlockThreads, 0, cuda::streamOf(call)>>>(in, out, io, rows);
+    const cudaStream_t stream = cuda::streamOf(call);
+    if (p.inStride == 1 && p.len <= cuda::kWarpRowMax) {
+      constexpr int V = cuda::VecWidth<T>::value;
+      const bool vec = p.outStride == 1 && p.len % V == 0 && rowsAligned(p, out, in, sizeof(T), V);
+      cuda::withLaneElems(p.len, [&](auto e) {
+        constexpr int E = decltype(e)::value;
+        if constexpr (E % V == 0) {
+          if (vec) {
+            softmaxWarpRows<T, Log, E, V><<<cuda::warpRowBlocks(io.rows), cuda::kWarpRowThreads, 0, stream>>>(
+                in, out, io, rows);
+            return;
+          }
+        }
+        softmaxWarpRows<T, Log, E, 1><<<cuda::warpRowBlocks(io.rows), cuda::kWarpRowThreads, 0, stream>>>(
+            in, out, io, rows);
+      });
+    } else if (p.inStride == 1) {
+      const size_t bytes = static_cast<size_t>(p.len) * sizeof(M);
+      if (bytes <= cuda::kRowCacheBytes)
+        softmaxBlockRows<T, Log, true><<<cuda::blockRowBlocks(io.rows), kBlockThreads, bytes, stream>>>(in, out, io, rows);
+      else
+        softmaxBlockRows<T, Log, false><<<cuda::blockRowBlocks(io.rows), kBlockThreads, 0, stream>>>(in, out, io, rows);
+    } else {
+      softmaxThreadPerRow<T, Log><<<cuda::gridFor(p.rows.numel), kBlockThreads, 0, stream>>>(in, out, io, rows);
+    }
     cuda::checkLaunch(call);
   }
 

@@ -1,7 +1,9 @@
 // The CUDA elementwise engine: out = f(in0, in1, ...) over broadcast, strided
 // views, as PyTorch computes it (load as the compute type, store converted).
-// Contiguous operands take a flat grid-stride kernel; others a kernel that
-// maps each linear index to offsets with OffsetCalc (32-bit fast division).
+// Contiguous operands take a flat grid-stride kernel with vector accesses of
+// 16 bytes where every pointer is aligned to them (a scalar one otherwise);
+// others a kernel that maps each linear index to offsets with OffsetCalc
+// (32-bit fast division).
 // Plans of 2^31 elements or more are launched in slices of their outermost
 // dim. Everything is queued on the call's stream; nothing synchronizes.
 #pragma once
@@ -15,6 +17,7 @@
 #include "ops/common/offset_calc.h"
 #include "ops/common/operands.h"
 #include "ops/cuda/launch.cuh"
+#include "ops/cuda/vec.cuh"
 
 namespace tsgpu {
 namespace ops {
@@ -39,13 +42,13 @@ __device__ __forceinline__ Out computeAt(const F& f, const Pointers<1 + sizeof..
   return static_cast<Out>(f(static_cast<OpMathType<In>>(reinterpret_cast<const In*>(ptr.p[I + 1])[i])...));
 }
 
-/** Elements each thread of the contiguous kernel handles per pass: loads in flight before the first store. */
+/** Elements each thread of the contiguous scalar kernel handles per pass: loads in flight before the first store. */
 constexpr int kContiguousUnroll = 4;
 
 /**
- * Contiguous operands: each thread computes kContiguousUnroll elements, a block width apart (coalesced),
- * every load before any store, so that several loads are in flight per thread (one element a thread
- * reached about 85% of the memory bandwidth of an H200). Stores after loads also keep in-place ops right.
+ * Contiguous operands that are not all aligned for vector loads: each thread computes kContiguousUnroll
+ * elements, a block width apart (coalesced), every load before any store, so that several loads are in
+ * flight per thread. Stores after loads also keep in-place ops right.
  */
 template <typename Out, typename F, typename... In>
 __global__ void contiguousKernel(int64_t n, F f, Pointers<1 + sizeof...(In)> ptr) {
@@ -66,6 +69,94 @@ __global__ void contiguousKernel(int64_t n, F f, Pointers<1 + sizeof...(In)> ptr
   }
 }
 
+/** The vector width of a contiguous launch: as many elements of the widest operand as fill 16 bytes (at most 8). */
+template <typename Out, typename... In>
+constexpr int vectorWidth() {
+  size_t widest = sizeof(Out);
+  ((widest = sizeof(In) > widest ? sizeof(In) : widest), ...);
+  const size_t v = 16 / widest;
+  return static_cast<int>(v > 8 ? 8 : (v < 1 ? 1 : v));
+}
+
+/** One loaded vector per input (a tuple that device code can index). */
+template <int V, typename... T>
+struct VecPack {};
+template <int V, typename T, typename... R>
+struct VecPack<V, T, R...> {
+  Vec<T, V> head;
+  VecPack<V, R...> tail;
+};
+
+template <size_t I>
+struct PackAt {
+  template <typename P>
+  __device__ __forceinline__ static auto& get(P& p) {
+    return PackAt<I - 1>::get(p.tail);
+  }
+};
+template <>
+struct PackAt<0> {
+  template <typename P>
+  __device__ __forceinline__ static auto& get(P& p) {
+    return p.head;
+  }
+};
+
+template <typename Out, int V, typename... In, typename F, size_t... I>
+__device__ __forceinline__ Vec<Out, V> computeVec(const F& f, const Pointers<1 + sizeof...(In)>& ptr, int64_t iv,
+                                                  std::index_sequence<I...>) {
+  VecPack<V, In...> in;
+  ((PackAt<I>::get(in) = reinterpret_cast<const Vec<In, V>*>(ptr.p[I + 1])[iv]), ...);
+  Vec<Out, V> r;
+#pragma unroll
+  for (int j = 0; j < V; ++j) r.v[j] = static_cast<Out>(f(static_cast<OpMathType<In>>(PackAt<I>::get(in).v[j])...));
+  return r;
+}
+
+/**
+ * Vectors each thread of the vector kernel handles per pass: one, so that a launch has as many threads as
+ * vectors and the most warps hide the latency of compute-heavy functors (erf, tanh).
+ */
+constexpr int kVectorUnroll = 1;
+
+/**
+ * Contiguous operands whose pointers are aligned to V elements: every access is a vector of V elements
+ * (16 bytes of the widest operand), kVectorUnroll vectors a thread, a block width apart, all loads
+ * before any store. The last n % V elements are computed one a thread by the first threads of the grid.
+ */
+template <typename Out, int V, typename F, typename... In>
+__global__ void vectorKernel(int64_t n, F f, Pointers<1 + sizeof...(In)> ptr) {
+  const int64_t nvec = n / V;
+  const int64_t width = blockDim.x;
+  const int64_t step = gridThreads() * kVectorUnroll;
+  for (int64_t base = blockIdx.x * width * kVectorUnroll + threadIdx.x; base < nvec; base += step) {
+    Vec<Out, V> r[kVectorUnroll];
+#pragma unroll
+    for (int u = 0; u < kVectorUnroll; ++u) {
+      const int64_t iv = base + u * width;
+      if (iv < nvec) r[u] = computeVec<Out, V, In...>(f, ptr, iv, std::index_sequence_for<In...>{});
+    }
+#pragma unroll
+    for (int u = 0; u < kVectorUnroll; ++u) {
+      const int64_t iv = base + u * width;
+      if (iv < nvec) reinterpret_cast<Vec<Out, V>*>(ptr.p[0])[iv] = r[u];
+    }
+  }
+  const int64_t tail = nvec * V + globalThread();
+  if (tail < n) {
+    const Out r = computeAt<Out, In...>(f, ptr, tail, std::index_sequence_for<In...>{});
+    reinterpret_cast<Out*>(ptr.p[0])[tail] = r;
+  }
+}
+
+/** True when every operand's pointer is a multiple of its vector's bytes. */
+template <int N>
+bool vectorAligned(const Pointers<N>& ptr, const size_t* sizes, int v) {
+  for (int k = 0; k < N; ++k)
+    if (reinterpret_cast<uintptr_t>(ptr.p[k]) % (sizes[k] * v) != 0) return false;
+  return true;
+}
+
 template <typename Out, typename F, typename... In>
 __global__ void stridedKernel(uint32_t n, F f, Pointers<1 + sizeof...(In)> ptr,
                               OffsetCalc<1 + sizeof...(In), uint32_t> calc) {
@@ -80,7 +171,12 @@ __global__ void stridedKernel(uint32_t n, F f, Pointers<1 + sizeof...(In)> ptr,
 template <typename Out, typename... In, typename F>
 void launchPlan(const OpCall& call, const IterPlan& plan, const Pointers<1 + sizeof...(In)>& ptr, const F& f) {
   if (plan.numel == 0) return;
-  if (plan.isContiguous()) {
+  constexpr int V = vectorWidth<Out, In...>();
+  const size_t sizes[] = {sizeof(Out), sizeof(In)...};
+  if (plan.isContiguous() && V > 1 && plan.numel >= V && vectorAligned(ptr, sizes, V)) {
+    vectorKernel<Out, V, F, In...><<<gridFor(plan.numel / V, kVectorUnroll, int64_t(1) << 24), kBlockThreads, 0,
+                                     streamOf(call)>>>(plan.numel, f, ptr);
+  } else if (plan.isContiguous()) {
     contiguousKernel<Out, F, In...><<<gridFor(plan.numel, kContiguousUnroll), kBlockThreads, 0, streamOf(call)>>>(
         plan.numel, f, ptr);
   } else {

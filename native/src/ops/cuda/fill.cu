@@ -1,5 +1,5 @@
 // fill and arange on CUDA (outputs may be strided views).
-#include "ops/cuda/launch.h"
+#include "ops/cuda/launch.cuh"
 #include "ops/view_index.h"
 #include "runtime/op_registry.h"
 
@@ -28,10 +28,10 @@ void fillCuda(OpCall& call) {
   const double v = call.attrDouble("value");
   visitDType(out.dtype, [&](auto tag) {
     using T = decltype(tag);
-    fillKernel<T><<<cudalaunch::blocksFor(n), cudalaunch::kThreads, 0, cudalaunch::streamOf(call.stream)>>>(
+    fillKernel<T><<<ops::cuda::gridFor(n), ops::cuda::kBlockThreads, 0, ops::cuda::streamOf(call)>>>(
         out, n, castValue<T>(v), out.isContiguous());
   });
-  TSGPU_CUDA_CHECK_LAUNCH();
+  ops::cuda::checkLaunch(call);
 }
 
 void arangeCuda(OpCall& call) {
@@ -41,10 +41,10 @@ void arangeCuda(OpCall& call) {
   const double start = call.attrDouble("start"), step = call.attrDouble("step");
   visitDType(out.dtype, [&](auto tag) {
     using T = decltype(tag);
-    arangeKernel<T><<<cudalaunch::blocksFor(n), cudalaunch::kThreads, 0, cudalaunch::streamOf(call.stream)>>>(
+    arangeKernel<T><<<ops::cuda::gridFor(n), ops::cuda::kBlockThreads, 0, ops::cuda::streamOf(call)>>>(
         out, n, start, step, out.isContiguous());
   });
-  TSGPU_CUDA_CHECK_LAUNCH();
+  ops::cuda::checkLaunch(call);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // gather, scatter and scatterAdd on cuda (ops/common/index_kernels.h): one
 // thread per index element, offsets from OffsetCalc; scatterAdd adds
-// atomically (float32, float64, int32, int64). Queued on the call's stream.
+// atomically on every numeric dtype (hardware atomics for 32/64-bit types,
+// float16 and bfloat16; a compare-and-swap on the enclosing 32-bit word for
+// int8, uint8 and int16). Queued on the call's stream.
 #include "ops/common/index_kernels.h"
 #include "ops/common/offset_calc.h"
 #include "ops/cuda/launch.cuh"
@@ -19,8 +21,7 @@ __global__ void forEachKernel(uint32_t n, OffsetCalc<N, uint32_t> calc, F f) {
 }
 
 struct CudaIndex {
-  static constexpr DtypeSet kAtomicAddDtypes =
-      dtypeBit(DType::kFloat32) | dtypeBit(DType::kFloat64) | dtypeBit(DType::kInt32) | dtypeBit(DType::kInt64);
+  static constexpr DtypeSet kAtomicAddDtypes = kNumericDtypes;
   template <int N, typename F>
   static void forEach(const OpCall& call, const IterPlan& plan, bool, const F& f) {
     if (plan.numel == 0) return;

@@ -1,6 +1,7 @@
-// Launch helpers shared by the CUDA kernels: grid sizes for grid-stride
-// loops, the call's stream, and the launch check (no synchronization: work is
-// queued on the device's stream and runs in stream order).
+// Launch helpers shared by every CUDA kernel of the runtime (elementwise,
+// reductions, copy, fill, random, ...): grid sizes for grid-stride loops, the
+// call's stream, and the launch check (no synchronization: work is queued on
+// the device's stream and runs in stream order).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -18,10 +19,11 @@ constexpr int kBlockThreads = 256;
 /** Enough blocks to fill an H200 many times over; grid-stride loops cover the rest. */
 constexpr int64_t kMaxBlocks = 132 * 32;
 
-inline unsigned gridFor(int64_t n, int64_t perThread = 1) {
+/** Blocks of kBlockThreads for n items, perThread a thread, at most maxBlocks (grid-stride loops do the rest). */
+inline unsigned gridFor(int64_t n, int64_t perThread = 1, int64_t maxBlocks = kMaxBlocks) {
   int64_t blocks = (n + kBlockThreads * perThread - 1) / (kBlockThreads * perThread);
   if (blocks < 1) blocks = 1;
-  if (blocks > kMaxBlocks) blocks = kMaxBlocks;
+  if (blocks > maxBlocks) blocks = maxBlocks;
   return static_cast<unsigned>(blocks);
 }
 
@@ -40,3 +42,7 @@ __device__ __forceinline__ int64_t gridThreads() { return static_cast<int64_t>(g
 }  // namespace cuda
 }  // namespace ops
 }  // namespace tsgpu
+
+/** for (int64_t i = <global thread>; i < n; i += <threads of the grid>) */
+#define TSGPU_GRID_STRIDE(i, n) \
+  for (int64_t i = ::tsgpu::ops::cuda::globalThread(); i < (n); i += ::tsgpu::ops::cuda::gridThreads())

@@ -4,7 +4,7 @@
 #include <type_traits>
 
 #include "ops/common/philox.h"
-#include "ops/cuda/launch.h"
+#include "ops/cuda/launch.cuh"
 #include "ops/view_index.h"
 #include "runtime/op_registry.h"
 
@@ -52,10 +52,10 @@ void launch(OpCall& call, double a, double b) {
   const RandomCounters rc = call.randomCounters(static_cast<uint64_t>(n));
   visitDType(out.dtype, [&](auto tag) {
     using T = decltype(tag);
-    randomKernel<T, D><<<cudalaunch::blocksFor((n + 3) / 4), cudalaunch::kThreads, 0, cudalaunch::streamOf(call.stream)>>>(
+    randomKernel<T, D><<<ops::cuda::gridFor((n + 3) / 4), ops::cuda::kBlockThreads, 0, ops::cuda::streamOf(call)>>>(
         out, n, rc.seed, rc.offset >> 2, a, b, out.isContiguous());
   });
-  TSGPU_CUDA_CHECK_LAUNCH();
+  ops::cuda::checkLaunch(call);
 }
 
 void uniformCuda(OpCall& call) { launch<Dist::kUniform>(call, call.attrDouble("low"), call.attrDouble("high")); }

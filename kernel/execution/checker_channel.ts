@@ -1,0 +1,90 @@
+/**
+ * What carries the kernel's requests to the checker and its replies back:
+ * a worker thread of the kernel's process, or a process of its own started
+ * from the checker's startup snapshot (checker_snapshot.ts). Either way the
+ * checker serves the same protocol (checker_service.ts) and neither keeps
+ * the kernel's process alive.
+ */
+import { Worker } from "worker_threads";
+import { join } from "path";
+import type { CheckerReply, CheckerRequest } from "./checker_protocol";
+import type { ProjectSetup } from "./project";
+import { startCheckerProcess } from "./checker_snapshot";
+
+export interface CheckerChannel {
+  /** "thread": a worker thread; "process": a child process started from the snapshot. */
+  readonly kind: "thread" | "process";
+  /** The checker process's id (a thread: this process's). */
+  readonly pid: number | undefined;
+  /** Sends a request (dropped once the checker is gone). */
+  post(r: CheckerRequest): void;
+  /** Ends the checker; resolves once it is gone (or after a second for a process that does not end). */
+  terminate(): Promise<void>;
+}
+
+export interface ChannelEvents {
+  message(m: CheckerReply): void;
+  /** The checker failed or ended; reason in words. Called once at most. */
+  failed(reason: string): void;
+}
+
+/** Most characters of a checker process's stderr kept for the message that says why it ended. */
+const kStderrTail = 2000;
+/** How long terminate() waits for a checker process to end. */
+const kTerminateWaitMs = 1000;
+
+/** The checker on a worker thread of this process. Throws when the thread cannot be made. */
+export function threadChannel(setup: ProjectSetup, events: ChannelEvents): CheckerChannel {
+  const worker = new Worker(join(__dirname, "checker_worker.js"), {
+    workerData: { setup },
+    stdout: true, stderr: true,
+    // A large young generation: each cell builds a new type checker, and scavenges dominate otherwise.
+    resourceLimits: { maxYoungGenerationSizeMb: 64 },
+  });
+  let ended = false;
+  const failed = (reason: string) => { if (!ended) { ended = true; events.failed(reason); } };
+  worker.unref();
+  worker.on("message", (m: CheckerReply) => events.message(m));
+  worker.on("error", (e) => failed(`the checker thread failed: ${e?.stack ?? e}`));
+  worker.on("exit", (code) => failed(`the checker thread exited with code ${code}`));
+  return {
+    kind: "thread",
+    pid: process.pid,
+    post: (r) => { if (!ended) worker.postMessage(r); },
+    terminate: async () => { ended = true; await worker.terminate(); },
+  };
+}
+
+/** The checker in a process of its own, started from the snapshot `file`. */
+export function processChannel(setup: ProjectSetup, file: string, events: ChannelEvents): CheckerChannel {
+  const child = startCheckerProcess(setup, file);
+  let ended = false;
+  let stderr = "";
+  const failed = (reason: string) => { if (!ended) { ended = true; events.failed(reason); } };
+  child.stderr?.setEncoding("utf8");
+  child.stderr?.on("data", (d: string) => { stderr = (stderr + d).slice(-kStderrTail); });
+  child.on("message", (m: CheckerReply) => events.message(m));
+  child.on("error", (e) => failed(`the checker process failed: ${e.message}`));
+  // "close": after its stderr is read to the end, so the message can say why.
+  child.on("close", (code, signal) => {
+    failed(`the checker process (pid ${child.pid}) exited with ${signal ? `signal ${signal}` : `code ${code}`}${stderr.trim() ? `: ${stderr.trim()}` : ""}`);
+  });
+  child.unref();
+  child.channel?.unref();
+  (child.stderr as { unref?: () => void } | null)?.unref?.();
+  return {
+    kind: "process",
+    pid: child.pid,
+    post: (r) => { if (!ended && child.connected) child.send(r); },
+    terminate: () => {
+      ended = true;
+      if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, kTerminateWaitMs);
+        timer.unref();
+        child.once("exit", () => { clearTimeout(timer); resolve(); });
+        child.kill("SIGTERM");
+      });
+    },
+  };
+}

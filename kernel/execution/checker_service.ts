@@ -1,0 +1,127 @@
+/**
+ * The checker's side of the conversation with the kernel: a queue of
+ * requests answered by a CellLanguage, over whatever carries the messages —
+ * a worker thread's port (checker_worker.ts) or a child process's IPC
+ * channel (checker_snapshot_entry.ts, the checker started from a startup
+ * snapshot). Plain and synchronous between messages.
+ */
+import { readlinkSync } from "fs";
+import { setPriority } from "os";
+import type { CellLanguage } from "./cell_language";
+import type { CheckerReply, CheckerRequest } from "./checker_protocol";
+
+/** How a checker talks to the kernel. */
+export interface CheckerLink {
+  /** Sends one reply to the kernel. */
+  send(m: CheckerReply): void;
+  /** Calls fn for every request the kernel sends. */
+  onRequest(fn: (r: CheckerRequest) => void): void;
+}
+
+/**
+ * Niceness of the checker once it is warm: checking is background work and must not slow the cells beside
+ * it. The warm-up itself runs at normal priority, because a cell run before the checker is warm waits for
+ * it to give its warnings (on a busy machine a niced warm-up took several seconds).
+ */
+const kCheckerNice = 10;
+
+/**
+ * Lowers the scheduling priority of the calling thread (Linux: a thread id
+ * is a pid to setpriority; in a process of its own that is the process).
+ * Best effort; TSGPU_CHECKER_NICE=0 leaves it alone.
+ */
+export function lowerCheckerPriority(): void {
+  if (process.env.TSGPU_CHECKER_NICE === "0") return;
+  try {
+    const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
+    if (tid > 0) setPriority(tid, kCheckerNice);
+  } catch { /* not Linux, or not allowed: run at normal priority */ }
+}
+
+/**
+ * Serves the kernel's requests. `start` makes the language service (the
+ * slow part: requests that come meanwhile wait in the queue); once it
+ * returns, "ready" is sent, the priority lowered and `afterReady` called.
+ */
+export function serveChecker(link: CheckerLink, start: () => CellLanguage, afterReady: () => void = () => undefined): void {
+  const queue: CheckerRequest[] = [];
+  let language: CellLanguage | undefined;
+  let scheduled = false;
+  const send = (m: CheckerReply) => link.send(m);
+
+  const handle = (r: CheckerRequest): void => {
+    const lang = language!;
+    switch (r.kind) {
+      case "analyze": {
+        const diagnostics = lang.analyze(r.code, r.seq, r.withDiagnostics);
+        send({ kind: "diagnostics", id: r.id, diagnostics, version: lang.version, reusable: lang.pendingIsReusable(), pure: lang.pendingIsPure() });
+        // The declaration output needs this program: compute it before anything replaces the cell.
+        lang.prepare();
+        break;
+      }
+      case "commit": lang.commit(r.seq); send({ kind: "applied", version: lang.version }); break;
+      case "reset": lang.reset(); send({ kind: "applied", version: lang.version }); break;
+      case "complete": send({ kind: "completion", id: r.id, result: lang.complete(r.code, r.offset) }); break;
+      case "inspect": send({ kind: "inspection", id: r.id, result: lang.inspect(r.code, r.offset) }); break;
+    }
+  };
+
+  /**
+   * The request to handle next: the first one, except that completion and
+   * inspection go ahead of cells waiting to be analyzed (never ahead of a
+   * commit or reset, so they see every cell that ran before they were asked).
+   */
+  const nextIndex = (): number => {
+    for (let i = 0; i < queue.length; i++) {
+      const kind = queue[i].kind;
+      if (kind === "complete" || kind === "inspect") return i;
+      if (kind !== "analyze") break;
+    }
+    return 0;
+  };
+
+  const drain = (): void => {
+    scheduled = false;
+    const r = queue.splice(nextIndex(), 1)[0];
+    if (!r) return;
+    try {
+      handle(r);
+    } catch (e) {
+      send({ kind: "failed", id: "id" in r ? r.id : -1, message: String((e as Error)?.stack ?? e) });
+    }
+    schedule();
+  };
+  const schedule = (): void => {
+    if (language && queue.length && !scheduled) { scheduled = true; setImmediate(drain); }
+  };
+
+  /**
+   * A completion or inspection still waiting when another of the same kind
+   * comes is answered "nothing" at once: its asker has given up waiting (the
+   * kernel answers from what it knows after a short wait), and a client that
+   * sends them faster than they are computed would otherwise grow the queue,
+   * and the checker's memory, without bound.
+   */
+  const supersede = (r: CheckerRequest): void => {
+    if (r.kind !== "complete" && r.kind !== "inspect") return;
+    for (let i = queue.length - 1; i >= 0; i--) {
+      const q = queue[i];
+      if (q.kind !== r.kind) continue;
+      queue.splice(i, 1);
+      send(q.kind === "complete" ? { kind: "completion", id: q.id, result: null } : { kind: "inspection", id: q.id, result: null });
+    }
+  };
+
+  link.onRequest((r) => { supersede(r); queue.push(r); schedule(); });
+
+  try {
+    const t0 = Date.now();
+    language = start();
+    send({ kind: "ready", ms: Date.now() - t0, nodeTypes: language.project.hasNodeTypes });
+    lowerCheckerPriority();
+    afterReady();
+    schedule();
+  } catch (e) {
+    send({ kind: "failed", id: -1, message: `cannot start the TypeScript language service: ${String((e as Error)?.stack ?? e)}` });
+  }
+}

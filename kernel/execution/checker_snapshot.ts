@@ -1,0 +1,168 @@
+/**
+ * The kernel's side of the checker's startup snapshot (see
+ * checker_snapshot_entry.ts): where the snapshot lives, building it, and
+ * starting a checker process from it.
+ *
+ * Parsing and binding the libraries a cell is checked against (about 3 MB of
+ * declarations, most of them @types/node) costs about 1.5 s of CPU; a
+ * process started from a snapshot of the parsed files is ready in about a
+ * quarter of that, so a kernel's first cell gets its type warnings sooner.
+ * The snapshot belongs to one Node binary and one build of the kernel; it is
+ * kept in the cache folder under a name made of both, built once per machine
+ * (by `tsgpu install`, or in the background by the first kernel that finds
+ * none, which meanwhile checks on a worker thread as before; a build that
+ * failed leaves FILE.error saying why, and is not tried again).
+ * TSGPU_CHECKER_SNAPSHOT=0 turns snapshots off.
+ */
+import { ChildProcess, spawn, spawnSync } from "child_process";
+import { createHash } from "crypto";
+import {
+  chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, renameSync, rmSync, statSync, unlinkSync,
+} from "fs";
+import { setPriority, tmpdir } from "os";
+import { join } from "path";
+import { cacheDir } from "./code_cache";
+import type { ProjectSetup } from "./project";
+import type { SnapshotBuild } from "./checker_protocol";
+
+/**
+ * Node's options for the checker process, the same when the snapshot is
+ * built and when it is started (Node refuses a snapshot made under other
+ * V8 options). A large young generation: each cell builds a new type
+ * checker, and scavenges dominate otherwise. No rehashing of the snapshot's
+ * strings at start (about 0.03 s of the 0.25 s its loading costs): the
+ * process keeps the hash seed its snapshot was built with, random once per
+ * build instead of once per process, which matters little for a process
+ * that hashes only the user's own cells.
+ */
+const kCheckerNodeFlags = ["--max-semi-space-size=32", "--no-rehash-snapshot"];
+/** The compiled modules the snapshot holds: a change to one makes a new snapshot. */
+const kSnapshotModules = ["checker_snapshot_entry.js", "checker_service.js", "cell_language.js", "project.js", "prelude.js", "matching.js"];
+/** A build lock older than this is left from a build that died. */
+const kStaleLockMs = 5 * 60_000;
+/** Snapshots kept in a cache folder (the newest; see pruneSnapshots). */
+const kSnapshotsKept = 3;
+/** Lowest scheduling priority: a background build must not slow the user's cells. */
+const kBuildNice = 19;
+
+/** Whether checker snapshots are used and built (TSGPU_CHECKER_SNAPSHOT=0: not). */
+export function snapshotsEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.TSGPU_CHECKER_SNAPSHOT !== "0";
+}
+
+/** The snapshot file for this Node, this kernel build and this setup's libraries, in the cache folder. */
+export function checkerSnapshotFile(setup: ProjectSetup, dir = cacheDir()): string {
+  const h = createHash("sha256");
+  h.update([process.execPath, process.version, process.arch, ...kCheckerNodeFlags, setup.kernelRoot, setup.runtimeTypes, setup.ambient].join("\0"));
+  for (const file of [...kSnapshotModules.map((m) => join(__dirname, m)), require.resolve("typescript")]) {
+    const s = statSync(file);
+    h.update(`\0${file}\0${s.size}\0${s.mtimeMs}`);
+  }
+  return join(dir, `checker-${h.digest("hex").slice(0, 24)}.snapshot`);
+}
+
+/** Node's environment for the checker's processes: NODE_OPTIONS could change V8's options, so it is left out. */
+function checkerEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  delete env.NODE_OPTIONS;
+  return env;
+}
+
+/**
+ * Builds the snapshot for `setup` into `file` (written under a temporary
+ * name, then renamed, so a reader sees the whole file or none). Throws with
+ * Node's output when the build fails.
+ */
+export function buildCheckerSnapshot(setup: ProjectSetup, file: string): void {
+  mkdirSync(join(file, ".."), { recursive: true, mode: 0o700 });
+  const folder = mkdtempSync(join(tmpdir(), "tsgpu-snapshot-"));
+  const partial = `${file}.${process.pid}.tmp`;
+  try {
+    const build: SnapshotBuild = { setup: { ...setup, cwd: folder }, distDir: __dirname, typescriptFile: require.resolve("typescript") };
+    const r = spawnSync(process.execPath,
+      [...kCheckerNodeFlags, "--no-warnings", "--snapshot-blob", partial, "--build-snapshot", join(__dirname, "checker_snapshot_entry.js")],
+      { cwd: folder, env: checkerEnv({ TSGPU_CHECKER_BUILD: JSON.stringify(build) }), encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    if (r.status !== 0 || !existsSync(partial)) {
+      const why = r.error ? r.error.message : `exit code ${r.status}${r.signal ? `, signal ${r.signal}` : ""}`;
+      throw new Error(`building the checker snapshot ${file} failed (${why}): ${(r.stderr || r.stdout || "").trim().slice(-2000)}`);
+    }
+    chmodSync(partial, 0o600);
+    renameSync(partial, file);
+    pruneSnapshots(join(file, ".."));
+  } finally {
+    rmSync(partial, { force: true });
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Removes all but the kSnapshotsKept newest snapshots in a cache folder:
+ * each build of the kernel (and each Node) has its own, about 45 MB, and a
+ * machine where the kernel is rebuilt would otherwise keep every one.
+ */
+function pruneSnapshots(dir: string): void {
+  try {
+    const found = readdirSync(dir).filter((f) => /^checker-[0-9a-f]{24}\.snapshot$/.test(f))
+      .map((f) => ({ path: join(dir, f), mtime: statSync(join(dir, f)).mtimeMs }))
+      .sort((a, b) => b.mtime - a.mtime);
+    for (const old of found.slice(kSnapshotsKept)) rmSync(old.path, { force: true });
+  } catch { /* another process pruned or built meanwhile: nothing to do */ }
+}
+
+/**
+ * Builds the snapshot for `setup` unless it is there already (what
+ * `tsgpu install` does, so that the first kernel finds it). Returns the file
+ * and the milliseconds the build took (0: it was there).
+ */
+export function ensureCheckerSnapshot(setup: ProjectSetup, file = checkerSnapshotFile(setup)): { file: string; ms: number } {
+  if (existsSync(file)) return { file, ms: 0 };
+  const t0 = Date.now();
+  buildCheckerSnapshot(setup, file);
+  rmSync(`${file}.error`, { force: true });
+  return { file, ms: Date.now() - t0 };
+}
+
+/**
+ * Starts building the snapshot in a background process at the lowest
+ * priority, unless one is being built already (a lock file beside it says
+ * so). The process outlives the kernel if need be; it never writes a
+ * partial snapshot under the final name.
+ */
+export function requestCheckerSnapshot(setup: ProjectSetup, file: string, log: (text: string) => void): void {
+  const lock = `${file}.lock`;
+  // A build that failed for this kernel and Node says why in FILE.error: it is not tried again.
+  if (existsSync(`${file}.error`)) return;
+  try {
+    mkdirSync(join(file, ".."), { recursive: true, mode: 0o700 });
+    try {
+      if (Date.now() - statSync(lock).mtimeMs > kStaleLockMs) unlinkSync(lock);
+    } catch { /* no lock */ }
+    closeSync(openSync(lock, "wx", 0o600));
+  } catch {
+    return; // being built, or the cache folder cannot be written: check on the thread
+  }
+  let child: ChildProcess;
+  try {
+    child = spawn(process.execPath, [join(__dirname, "checker_snapshot_build.js")], {
+      detached: true, stdio: "ignore",
+      env: checkerEnv({ TSGPU_CHECKER_BUILD_JOB: JSON.stringify({ setup, file, lock }) }),
+    });
+  } catch (e) {
+    rmSync(lock, { force: true });
+    log(`cannot start building the checker snapshot: ${(e as Error).message}`);
+    return;
+  }
+  child.on("error", (e) => { rmSync(lock, { force: true }); log(`cannot start building the checker snapshot: ${e.message}`); });
+  try { if (child.pid) setPriority(child.pid, kBuildNice); } catch { /* best effort */ }
+  child.unref();
+}
+
+/** Starts a checker process from the snapshot `file`, for `setup`'s folder; it talks over its IPC channel. */
+export function startCheckerProcess(setup: ProjectSetup, file: string): ChildProcess {
+  return spawn(process.execPath, [...kCheckerNodeFlags, "--snapshot-blob", file], {
+    cwd: setup.cwd,
+    env: checkerEnv({ TSGPU_CHECKER_SETUP: JSON.stringify(setup) }),
+    stdio: ["ignore", "ignore", "pipe", "ipc"],
+    serialization: "json",
+  });
+}
