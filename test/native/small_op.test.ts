@@ -90,8 +90,8 @@ describe('a failing small op leaves nothing allocated', () => {
     const a = torch.ones([4], { dtype: 'bool' });
     const before = torch.memory.allocated('cpu');
     const n = live();
-    const e = errorOf(() => torch.add(a, a));
-    expect(e.message).toBe('add: dtype bool is not supported (expected numeric)');
+    const e = errorOf(() => torch.remainder(a, a));
+    expect(e.message).toBe('remainder: dtype bool is not supported (expected numeric)');
     expect(torch.memory.allocated('cpu')).toBe(before);
     expect(live()).toBe(n);
     a.dispose();
@@ -197,4 +197,18 @@ describe('dispose() queues frees that the next call into the addon makes', () =>
     expect(status).toBe(0);
     expect(result).toEqual({ held: 4096, after: 0 });
   });
+});
+
+test('a same-shape result of kSiteMinBytes or more records the code that made it, as other storages do', () => {
+  const { kSiteMinBytes } = torch.memory;
+  const a = torch.ones([kSiteMinBytes / 4]);
+  const small = torch.ones([16]);
+  const before = torch.memory.siteCaptureCount();
+  const big = a.add(a);
+  const little = small.add(small);
+  expect(torch.memory.siteCaptureCount() - before).toBe(1);
+  const rows = torch.memory.liveTensors('cpu');
+  expect(rows.find((r) => r.id === big.id)!.frames![0].filename).toMatch(/small_op\.test\.(js|ts)$/);
+  expect(rows.find((r) => r.id === little.id)!.frames).toBeUndefined();
+  for (const t of [a, small, big, little]) t.dispose();
 });
