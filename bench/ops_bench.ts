@@ -3,14 +3,17 @@
  * thread count, in one run, rounds alternating between the two.
  *
  *   node dist/bench/ops_bench.js [--device cpu|cuda:0] [--threads N] [--rounds R]
- *                                [--python python3] [--only name,name] [--tag TAG]
+ *                                [--python python3] [--only name,name] [--tag TAG] [--out NAME]
  *
  * CPU cases: matmul 1024² and 4096², randn/add/sum/softmax/gelu/layerNorm over
  * 64M float32, a 256-element add (latency, allocation included). GPU cases:
  * matmul 8192³ fp32/tf32/fp16/bf16, attention-shaped bmm, add/mul/copy/cast
  * over 1 GiB, sum/softmax/layerNorm/gelu/transpose-contiguous, the small add.
  * An op this build lacks is reported as missing, not skipped silently.
- * Writes bench/results/ops_<device>[_t<threads>][_<tag>].json and .md.
+ * Writes bench/results/ops_<device>[_t<threads>][_<tag>].json and .md (or NAME.json
+ * and NAME.md with --out). Latency cases also report CPU time per op (user +
+ * system, all threads) of both processes, which a loaded machine disturbs less
+ * than the wall-clock time.
  */
 import { ChildProcessWithoutNullStreams, spawn } from 'child_process';
 import * as fs from 'fs';
@@ -33,6 +36,7 @@ interface Args {
   python: string;
   only: string[] | null;
   tag: string;
+  out: string;
 }
 
 function parse(argv: string[]): Args {
@@ -48,6 +52,7 @@ function parse(argv: string[]): Args {
     python: get('--python') ?? 'python3',
     only: get('--only')?.split(',') ?? null,
     tag: get('--tag') ?? '',
+    out: get('--out') ?? '',
   };
 }
 
@@ -153,13 +158,16 @@ function synchronize(device: string): void {
   if (device !== 'cpu') T.cuda.synchronize();
 }
 
-/** Seconds per op over one round of c.iters ops (results disposed, as dropped temporaries are in PyTorch). */
-function tsgpuRound(c: OpCase, run: Runner, device: string): number {
+/** Seconds and CPU seconds per op over one round of c.iters ops (results disposed, as dropped temporaries are in PyTorch). */
+function tsgpuRound(c: OpCase, run: Runner, device: string): { s: number; cpu: number } {
   synchronize(device);
+  const c0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   for (let i = 0; i < c.iters; i++) run().dispose();
   synchronize(device);
-  return Number(process.hrtime.bigint() - t0) / 1e9 / c.iters;
+  const s = Number(process.hrtime.bigint() - t0) / 1e9 / c.iters;
+  const used = process.cpuUsage(c0);
+  return { s, cpu: (used.user + used.system) / 1e6 / c.iters };
 }
 
 const median = (xs: number[]) => [...xs].sort((p, q) => p - q)[xs.length >> 1];
@@ -174,6 +182,10 @@ interface Row {
   ratio: number | null;  // throughput: tsgpu/torch; latency: tsgpu time / torch time
   target: number;
   meets: boolean | null;
+  /** Latency cases: CPU seconds per op of each process, and their ratio. */
+  tsgpu_cpu_s?: number;
+  torch_cpu_s?: number;
+  cpu_ratio?: number;
   note?: string;
 }
 
@@ -194,13 +206,16 @@ async function measure(c: OpCase, args: Args, peer: TorchPeer): Promise<Row> {
     return row;
   }
   if (made.note) row.note = made.note;
-  const ours: number[] = [], theirs: number[] = [];
+  const ours: number[] = [], theirs: number[] = [], oursCpu: number[] = [], theirsCpu: number[] = [];
   try {
     made.run().dispose(); // warm up
     for (let r = 0; r < args.rounds; r++) {
-      ours.push(tsgpuRound(c, made.run, args.device));
+      const mine = tsgpuRound(c, made.run, args.device);
+      ours.push(mine.s);
+      oursCpu.push(mine.cpu);
       if (!setup.error) {
         const res = await peer.ask({ cmd: 'round' });
+        if (typeof res.cpu_s === 'number') theirsCpu.push(res.cpu_s);
         if (typeof res.s === 'number') theirs.push(res.s);
         else row.note = `PyTorch: ${res.error}`;
       }
@@ -219,6 +234,11 @@ async function measure(c: OpCase, args: Args, peer: TorchPeer): Promise<Row> {
     row.ratio = c.metric === 'latency' ? row.tsgpu_s / row.torch_s : row.torch_s / row.tsgpu_s;
     row.meets = c.metric === 'latency' ? row.ratio <= c.target : row.ratio >= c.target;
   }
+  if (c.metric === 'latency' && oursCpu.length && theirsCpu.length) {
+    row.tsgpu_cpu_s = median(oursCpu);
+    row.torch_cpu_s = median(theirsCpu);
+    row.cpu_ratio = row.tsgpu_cpu_s / row.torch_cpu_s;
+  }
   return row;
 }
 
@@ -235,6 +255,11 @@ function table(rows: Row[]): string {
     const meets = (r.meets === null ? '–' : r.meets ? 'yes' : 'no') + (r.note ? ` (${r.note})` : '');
     const ratio = r.ratio === null ? '–' : r.ratio.toFixed(2);
     lines.push(`| ${r.name} | ${unit(r)} | ${fmt(r.tsgpu)} | ${fmt(r.torch)} | ${ratio} | ${target} | ${meets} | ${ms(r.tsgpu_s)} / ${ms(r.torch_s)} |`);
+  }
+  const cpu = rows.filter((r) => r.cpu_ratio !== undefined);
+  if (cpu.length) {
+    lines.push('', 'CPU time per op (user + system, each process), µs: ' +
+      cpu.map((r) => `${r.name} ${fmt(r.tsgpu_cpu_s! * 1e6)} vs ${fmt(r.torch_cpu_s! * 1e6)} (ratio ${r.cpu_ratio!.toFixed(2)})`).join('; ') + '.');
   }
   return lines.join('\n');
 }
@@ -268,7 +293,7 @@ async function main(): Promise<void> {
     };
     const dir = path.join(__dirname, '..', '..', 'bench', 'results');
     fs.mkdirSync(dir, { recursive: true });
-    const base = `ops_${args.device.replace(':', '_')}${args.device === 'cpu' ? `_t${args.threads}` : ''}${args.tag ? `_${args.tag}` : ''}`;
+    const base = args.out || `ops_${args.device.replace(':', '_')}${args.device === 'cpu' ? `_t${args.threads}` : ''}${args.tag ? `_${args.tag}` : ''}`;
     fs.writeFileSync(path.join(dir, `${base}.json`), JSON.stringify(result, null, 2) + '\n');
     const md = `# Ops: tsgpu vs PyTorch ${torchInfo.torch} on ${args.device} (${args.device === 'cpu' ? `${args.threads} thread(s), ` : ''}${result.date.slice(0, 10)})\n\n` +
       `Machine: ${result.machine.cpu} (${result.machine.cores} cores)${torchInfo.device ? `, ${torchInfo.device}` : ''}. Medians of ${args.rounds} alternating rounds.` +

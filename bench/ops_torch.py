@@ -5,7 +5,7 @@
 Reads one JSON request per line on stdin and answers one JSON line:
   {"cmd": "info"}                 -> versions, device name, thread count, BLAS
   {"cmd": "setup", "case": {...}} -> builds the inputs of a case (bench/ops_cases.ts)
-  {"cmd": "round"}                -> {"s": seconds per op} over case.iters ops
+  {"cmd": "round"}                -> {"s": seconds per op, "cpu_s": CPU seconds per op} over case.iters ops
   {"cmd": "drop"}                 -> frees the case's inputs
 so that tsgpu's and PyTorch's rounds can alternate.
 """
@@ -74,11 +74,11 @@ def main():
             elif cmd == "round":
                 iters = case["iters"]
                 sync()
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 for _ in range(iters):
                     run()
                 sync()
-                out = {"s": (time.perf_counter() - t0) / iters}
+                out = {"s": (time.perf_counter() - t0) / iters, "cpu_s": (time.process_time() - c0) / iters}
             elif cmd == "drop":
                 case, run = None, None
                 if cuda:

@@ -94,6 +94,11 @@ export interface NativeAddon {
   setAllocationCell(cell: number): void;
   reclaim(): number;
   setGcHook(fn: (() => void) | null): void;
+  /**
+   * Shares the queue dispose() appends freed handles to ([0] the count); every call into the
+   * addon frees them first. False when this thread's queue is not drained (call free() instead).
+   */
+  setFreeQueue(queue: Int32Array): boolean;
   memoryStats(device: string): Record<string, number>;
   memorySummary(device: string, abbreviated: boolean): string;
   /** The summary table of CUDA device `index` with every statistic zero (for machines without CUDA). */
@@ -113,8 +118,12 @@ export interface NativeAddon {
   canonicalDevice(device: string): string;
   cudaInfo(): { compiled: boolean; available: boolean; deviceCount: number; reason: string };
   policyReplay(events: Float64Array, settings?: string, capacity?: number): PolicyReplayResult;
-  /** Runs the op encoded in the buffer given to setOpBuffer (native/ops/dispatch.ts); attrs in op-list order. */
-  op(attrs?: unknown[]): void;
+  /**
+   * Runs the op encoded in the buffer given to setOpBuffer (native/ops/dispatch.ts). `attrs` holds,
+   * in op-list order, the attribute values the buffer cannot (strings, arrays). When the buffer asks
+   * for a new output, the addon allocates it for `owner` and returns its storage handle.
+   */
+  op(attrs?: unknown[], owner?: object): StorageHandle | undefined;
   /** The Float64Array op() reads its arguments from. */
   setOpBuffer(buffer: Float64Array): void;
   /** The op list as the addon parsed it, with the device kinds that have kernels. */

@@ -3,10 +3,15 @@
  * PyTorch's type promotion (a JavaScript number is a weak scalar), the
  * default dtype, and the typed arrays that hold each dtype on the host.
  */
-import { DType, DTYPE_TABLE, DTypeRow } from './generated/dtypes';
+import { DType, DTYPE_TABLE as TABLE, DTypeRow } from './generated/dtypes';
 import { codedError } from './errors';
 
-export { DType, DTYPE_TABLE, DTypeRow } from './generated/dtypes';
+export type { DType, DTypeRow } from './generated/dtypes';
+
+// Values are exported as constants, not re-exported: a re-export compiles to an accessor,
+// which leaves this module's exports object slow to read for every op that uses it.
+/** The dtype table (native/src/base/dtype.h). */
+export const DTYPE_TABLE = TABLE;
 
 const BY_NAME = new Map<string, DTypeRow>(DTYPE_TABLE.map((r) => [r.name, r]));
 

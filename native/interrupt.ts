@@ -39,10 +39,15 @@ function current(): Int32Array | null {
   return flag;
 }
 
+/** True while the flag is set (an interrupt is pending). */
+export function interrupted(): boolean {
+  const f = current();
+  return f !== null && Atomics.load(f, 0) !== 0;
+}
+
 /** Throws TSGPU_INTERRUPTED ("<op>: interrupted") when the flag is set. */
 export function throwIfInterrupted(op: string): void {
-  const f = current();
-  if (f !== null && Atomics.load(f, 0) !== 0) throw codedError('TSGPU_INTERRUPTED', `${op}: interrupted`);
+  if (interrupted()) throw codedError('TSGPU_INTERRUPTED', `${op}: interrupted`);
 }
 
 /** Makes sure the native side knows the host's flag before a long op starts. */

@@ -7,10 +7,9 @@
 import { Frame, native, runGc } from './addon';
 import { DeviceLike, normalizeDevice } from './device';
 import { codedError } from './errors';
-import { FrameMapper, setStackCapture } from './tensor';
+import { FrameMapper, setStackCapture } from './storage';
 
-export { setFrameMapper, FrameMapper } from './tensor';
-export { kSiteMinBytes, siteCaptureCount } from './storage';
+export { setFrameMapper, FrameMapper, kSiteMinBytes, siteCaptureCount } from './storage';
 
 /** What `emptyCache` released, and what it had to keep and why. */
 export interface EmptyCacheReport {

@@ -17,6 +17,26 @@ import { codedError } from './errors';
 
 const historyDevices = new Set<string>();
 
+// The addon's hot entry points, read once (its exports object is slow to read from).
+const nativeAlloc = native.alloc;
+const nativeFree = native.free;
+
+// Disposed handles wait here ([0] the count, then the handles) until the next
+// call into the addon, which frees them before anything else: dispose() then
+// costs no call of its own, and no statistic or op can see the storage live.
+// Where the addon does not drain the queue (a worker thread) free() calls in.
+const freeQueue = new Int32Array(1024);
+const queueDrained = native.setFreeQueue(freeQueue);
+
+/**
+ * Whether a new storage of `nbytes` on `device` records the code that makes
+ * it: always while memory history is on for the device, else from
+ * kSiteMinBytes on (allocation sites). Ops allocate others in the addon.
+ */
+export function capturesStacks(device: string, nbytes: number): boolean {
+  return (historyDevices.size > 0 && historyDevices.has(device)) || nbytes >= kSiteMinBytes;
+}
+
 /** Turns capture of the user's stack for every new tensor on `device` on or off (memory history). */
 export function setStackCapture(device: string, on: boolean): void {
   if (on) historyDevices.add(device);
@@ -150,17 +170,28 @@ export class Storage {
   private handle: StorageHandle;
   private refs = 0;
 
-  /** Allocates `nbytes` on a canonical `device`; throws OutOfMemoryError. */
-  constructor(nbytes: number, device: string, dtype: DType, shape: readonly number[]) {
+  /**
+   * Allocates `nbytes` on a canonical `device`; throws OutOfMemoryError.
+   * @internal With `pendingSlot` (the device's slot) nothing is allocated
+   * yet: the op that makes the memory allocates it for this object and
+   * hands the handle to adopt().
+   */
+  constructor(nbytes: number, device: string, dtype: DType, shape: readonly number[], pendingSlot?: number) {
     this.id = nextStorageId();
     this.device = device;
     this.nbytes = nbytes;
     this.dtype = dtype;
     this.shape = shape;
     this.handle = -1;
+    if (pendingSlot !== undefined) return;
     const history = historyDevices.size > 0 && historyDevices.has(device);
     const frames = history ? captureFrames(kHistoryMaxFrames, false) : nbytes >= kSiteMinBytes ? captureFrames(kSiteMaxFrames, true) : null;
-    this.handle = native.alloc(this, deviceSlot(device), nbytes, dtypeCode(dtype), this.id, frames);
+    this.handle = nativeAlloc(this, deviceSlot(device), nbytes, dtypeCode(dtype), this.id, frames);
+  }
+
+  /** @internal Takes the handle of the memory an op allocated for this (pending) storage. */
+  adopt(handle: StorageHandle): void {
+    this.handle = handle;
   }
 
   /** True once the memory went back to the allocator. */
@@ -186,10 +217,20 @@ export class Storage {
     if (--this.refs <= 0) this.free();
   }
 
-  /** Returns the memory to the allocator now, whatever still views it. */
+  /**
+   * Returns the memory to the allocator, whatever still views it: before
+   * the addon does anything else (so every statistic already counts it freed).
+   */
   free(): void {
-    if (this.handle < 0) return;
-    native.free(this.handle);
+    const h = this.handle;
+    if (h < 0) return;
     this.handle = -1;
+    const n = freeQueue[0];
+    if (queueDrained && n < freeQueue.length - 1) {
+      freeQueue[n + 1] = h;
+      freeQueue[0] = n + 1;
+    } else {
+      nativeFree(h);
+    }
   }
 }

@@ -14,8 +14,6 @@ import { codedError } from './errors';
 import { track } from './scope';
 import { Storage } from './storage';
 
-export { setFrameMapper, setStackCapture, FrameMapper } from './storage';
-
 /** `[2, 3]`, as error messages write shapes. */
 export function formatShape(shape: readonly number[]): string {
   return `[${shape.join(', ')}]`;

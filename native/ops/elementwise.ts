@@ -7,7 +7,10 @@
 import { resultType } from '../dtype';
 import { codedError } from '../errors';
 import { Tensor } from '../tensor';
-import { checkTensor, elementwise } from './helpers';
+import { checkTensor, elementwise, opRef } from './helpers';
+
+// Resolved once: these run for every small add and sub.
+const ADD = opRef('add');
 
 /** Options of add and sub. */
 export interface AlphaOptions {
@@ -24,7 +27,7 @@ function bothBool(self: Tensor, other: Tensor | number | boolean): boolean {
 export function add(self: Tensor, other: Tensor | number, opts?: AlphaOptions): Tensor {
   checkTensor('add', 'self', self);
   if (bothBool(self, other)) return (opts?.alpha ?? 1) === 0 ? self.clone() : self.logicalOr(other);
-  return elementwise('add', [self, other], { attrs: { alpha: opts?.alpha } });
+  return elementwise(ADD, [self, other], { attrs: { alpha: opts?.alpha } });
 }
 
 /** self - alpha * other, broadcast (two bools are refused, as PyTorch: use logicalXor). */
@@ -33,7 +36,7 @@ export function sub(self: Tensor, other: Tensor | number, opts?: AlphaOptions): 
   if (bothBool(self, other)) {
     throw codedError('TSGPU_ARG', 'sub: subtraction of two bool tensors is not supported; use logicalXor (or logicalNot for a mask)');
   }
-  return elementwise('add', [self, other], { attrs: { alpha: -(opts?.alpha ?? 1) } });
+  return elementwise(ADD, [self, other], { attrs: { alpha: -(opts?.alpha ?? 1) } });
 }
 
 declare module '../tensor' {
@@ -54,11 +57,11 @@ P.add = function (this: Tensor, other: Tensor | number, opts?: AlphaOptions) {
   return add(this, other, opts);
 };
 P.add_ = function (this: Tensor, other: Tensor | number, opts?: AlphaOptions) {
-  return elementwise('add', [this, other], { attrs: { alpha: opts?.alpha }, out: this });
+  return elementwise(ADD, [this, other], { attrs: { alpha: opts?.alpha }, out: this });
 };
 P.sub = function (this: Tensor, other: Tensor | number, opts?: AlphaOptions) {
   return sub(this, other, opts);
 };
 P.sub_ = function (this: Tensor, other: Tensor | number, opts?: AlphaOptions) {
-  return elementwise('add', [this, other], { attrs: { alpha: -(opts?.alpha ?? 1) }, out: this });
+  return elementwise(ADD, [this, other], { attrs: { alpha: -(opts?.alpha ?? 1) }, out: this });
 };

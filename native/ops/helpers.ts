@@ -8,14 +8,21 @@
  *     return elementwise('add', [a, b], { attrs: { alpha: opts?.alpha } });
  *   }
  */
-import { canCast, DType, Operand, resultType } from '../dtype';
+import { canCast, DType, dtypeSize, isFloatingPoint, Operand, resultType } from '../dtype';
 import { codedError } from '../errors';
 import { OP_LIST, OpAttrs, OpName } from '../generated/op_list';
-import { emptyTensor, formatShape, Tensor } from '../tensor';
-import { OpInput, runOp } from './dispatch';
+import { emptyTensor as newEmptyTensor, formatShape, Tensor } from '../tensor';
+import { capturesStacks } from '../storage';
+import { OpInput, OpRef, opRef as dispatchOpRef, runOp as dispatchRunOp, runOpNew } from './dispatch';
 
-export { runOp, OpInput } from './dispatch';
-export { emptyTensor } from '../tensor';
+export type { OpInput, OpRef } from './dispatch';
+// Constants rather than re-exports (accessors, which would make every read of this module's exports slow).
+/** See dispatch.ts. */
+export const runOp = dispatchRunOp;
+/** See dispatch.ts. */
+export const opRef = dispatchOpRef;
+/** See tensor.ts. */
+export const emptyTensor = newEmptyTensor;
 
 /** Throws TSGPU_ARG with "expected X for NAME, got Y". */
 export function argError(op: string, expected: string, name: string, got: unknown): never {
@@ -134,10 +141,12 @@ export interface ElementwiseOptions<N extends OpName> {
  * op-list input must be marked `#`).
  */
 export function elementwise<N extends OpName>(
-  op: N,
+  name: N | OpRef<N>,
   inputs: readonly (Tensor | number | boolean)[],
   opts: ElementwiseOptions<N> = {},
 ): Tensor {
+  const ref = typeof name === 'string' ? opRef(name) : name;
+  const op = ref.name;
   // Checks, the device, the result dtype and the broadcast shape in one pass
   // (this runs for every small op, so no intermediate arrays).
   let device: string | null = opts.out ? opts.out.device : null;
@@ -157,6 +166,18 @@ export function elementwise<N extends OpName>(
     }
   }
   if (first === null || device === null) throw codedError('TSGPU_ARG', `${op}: expected at least one tensor`);
+  if (sameShape && opts.out === undefined && opts.keepDtype === undefined) {
+    // The common case: operands of one shape and dtype, nothing to cast or
+    // broadcast; the addon allocates the result in the op's own call.
+    // (Results whose allocation records the calling code take the general path.)
+    const d = uniformDtype(inputs, first.dtype);
+    if (d !== null && (opts.computeDtype === undefined || opts.computeDtype === d)) {
+      const outDtype = opts.outDtype ?? d;
+      if (!capturesStacks(device, first.numel * dtypeSize(outDtype))) {
+        return runOpNew(ref, inputs, opts.attrs, first.shape.slice(), outDtype, device);
+      }
+    }
+  }
   if (sameShape) shape = first.shape.slice();
   else shape = broadcastShapes(op, inputs.filter((x): x is Tensor => x instanceof Tensor).map((t) => t.shape));
   const compute = opts.computeDtype ?? resultType(...(inputs as Operand[]));
@@ -177,7 +198,7 @@ export function elementwise<N extends OpName>(
     if (target === undefined) {
       const out = emptyTensor(shape, outDtype, device);
       try {
-        runOp(op, [out], cast, opts.attrs);
+        runOp(ref, [out], cast, opts.attrs);
       } catch (e) {
         out.dispose();
         throw e;
@@ -198,17 +219,34 @@ export function elementwise<N extends OpName>(
       target.dtype === outDtype &&
       cast.every((x) => !(x instanceof Tensor) || x === target || !partialOverlap(x, target));
     if (direct) {
-      runOp(op, [target], cast, opts.attrs);
+      runOp(ref, [target], cast, opts.attrs);
       return target;
     }
     const tmp = emptyTensor(shape, outDtype, device);
     (temps ??= []).push(tmp);
-    runOp(op, [tmp], cast, opts.attrs);
+    runOp(ref, [tmp], cast, opts.attrs);
     runOp('copy', [target], [tmp]);
     return target;
   } finally {
     if (temps !== null) for (const t of temps) t.dispose();
   }
+}
+
+/**
+ * `dtype` when it is the result type of `inputs` with nothing to cast: every
+ * tensor has it and no number promotes it (torch.result_type); else null.
+ */
+function uniformDtype(inputs: readonly (Tensor | number | boolean)[], dtype: DType): DType | null {
+  for (let i = 0; i < inputs.length; i++) {
+    const x = inputs[i];
+    if (x instanceof Tensor) {
+      if (x.dtype !== dtype) return null;
+    } else if (typeof x === 'number') {
+      // A number stays weak unless it is of a higher kind: fractional for an integer tensor, any for bool.
+      if (!isFloatingPoint(dtype) && (dtype === 'bool' || !Number.isInteger(x))) return null;
+    }
+  }
+  return dtype;
 }
 
 function shapesEqual(a: readonly number[], b: readonly number[]): boolean {

@@ -27,10 +27,18 @@ namespace binding {
  * rethrowAsJs converts it), so the callback can return.
  */
 void throwPendingJs(napi_env env);
-/** Runs `body`, turning C++ exceptions into JS errors. */
+/**
+ * Frees the storages JavaScript disposed since the last call into the addon
+ * (storage.ts queues them in a shared array instead of calling free() each
+ * time). Every entry point runs it first, so nothing the addon reports or
+ * does sees a disposed storage as live. Cheap when the queue is empty.
+ */
+void drainFrees(napi_env env);
+/** Runs `body` (after drainFrees), turning C++ exceptions into JS errors. */
 template <typename F>
 Napi::Value guarded(const Napi::CallbackInfo& info, F body) {
   try {
+    drainFrees(info.Env());
     return body();
   } catch (const Napi::Error&) {
     throw;
@@ -61,6 +69,16 @@ StorageTable& storages();
 StorageRecord& argStorage(const Napi::CallbackInfo& info, size_t i);
 /** The device of a slot from deviceSlot(), or nullptr. */
 Device* slotDevice(uint32_t slot);
+/**
+ * Allocates `nbytes` on the device of `slot` (a valid slot) for the JS object
+ * `owner`, as alloc() does: first frees storages whose owners were collected
+ * and collects garbage when dropped tensors may hold a lot; tells V8 the
+ * bytes. Throws OutOfMemoryError. Returns the storage's handle.
+ */
+StorageTable::Handle allocOwned(napi_env env, napi_value owner, uint32_t slot, size_t nbytes, uint8_t dtype, double id,
+                                Context context);
+/** Frees a storage now (as free(): its owner reference and its bytes told to V8 go too). */
+void releaseOwned(napi_env env, StorageTable::Handle h);
 /** Frees storages whose JS owners were garbage collected; returns how many. */
 size_t sweepCollected(napi_env env);
 void initStorage(Napi::Env env, Napi::Object exports);

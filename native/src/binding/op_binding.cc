@@ -1,16 +1,25 @@
-// The one entry point for every op: op(attrs?) runs the call that JavaScript
-// encoded into the shared argument buffer (setOpBuffer), so that a call
-// costs one crossing and no property lookups:
+// The one entry point for every op: op(attrs?, owner?) runs the call that
+// JavaScript encoded into the shared argument buffer (setOpBuffer), so that
+// a call costs one crossing and no property lookups:
 //
 //   [0] op id (index in the op list)   [1] outputs   [2] inputs
-//   then each output and input:
+//   then each output:
 //     0, handle, dtype, ndim, offset, sizes[ndim], strides[ndim]   a tensor view
+//     3, slot, dtype, ndim, id, sizes[ndim]      a new dense tensor: the binding allocates
+//                                                its storage for `owner` and returns the handle
+//   then each input:
+//     0, <view as above>                                         a tensor
 //     1, value                                                   a number (`#` inputs)
 //     2                                                          absent (`?` inputs)
+//   then the attributes: count, and for each in op-list order
+//     0                 not given (the default)
+//     1, value          a number
+//     2, 0|1            a boolean
+//     3                 given in attrs[k] (strings, arrays)
 //
-// `attrs` is an array in op-list order (undefined entries take the default).
 // The binding checks what the op list promises kernels (devices, bounds,
-// dtypes, counts) and runs the kernel; C++ errors become JS errors.
+// dtypes, counts) and runs the kernel; C++ errors become JS errors. A new
+// output is freed again when the op fails.
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -127,11 +136,15 @@ void readAttr(const OpInfo& info, size_t k, const Napi::Value& v, AttrValue& out
   }
 }
 
+[[noreturn, gnu::noinline, gnu::cold]] void overrun(const char* op) {
+  throw Error("TSGPU_INTERNAL", std::string(op) + ": argument buffer overrun");
+}
+
 class Reader {
  public:
   Reader(const char* op) : op_(op) {}
   double next() {
-    if (pos_ >= gBufferLength) throw Error("TSGPU_INTERNAL", std::string(op_) + ": argument buffer overrun");
+    if (pos_ >= gBufferLength) overrun(op_);
     return gBuffer[pos_++];
   }
   int64_t nextInt() { return static_cast<int64_t>(next()); }
@@ -148,9 +161,16 @@ struct Role {
   std::string text() const { return std::string(kind) + " " + name; }
 };
 
-/** Reads one tensor view (after its kind tag) and checks it against its storage. */
-TensorView readView(Reader& r, const char* op, const Role& role, Device** device, const std::string** deviceName) {
-  TensorView v;
+/** Zeroes v's sizes and strides from dimension ndim on, as a fresh view has them (views are reused in place). */
+void zeroPast(TensorView& v, int ndim) {
+  for (int d = ndim; d < v.ndim; ++d) v.sizes[d] = v.strides[d] = 0;
+}
+
+/**
+ * Reads one tensor view (after its kind tag) into v (in place: a view is
+ * large) and checks it against its storage.
+ */
+void readView(Reader& r, const char* op, const Role& role, Device** device, TensorView& v) {
   const int32_t handle = static_cast<int32_t>(r.nextInt());
   const int64_t dtype = r.nextInt();
   const int64_t ndim = r.nextInt();
@@ -162,6 +182,7 @@ TensorView readView(Reader& r, const char* op, const Role& role, Device** device
   if (ndim < 0 || ndim > kMaxDims)
     throw ArgumentError(std::string(op) + ": " + role.text() + " has " + std::to_string(ndim) + " dimensions (at most " +
                         std::to_string(kMaxDims) + ")");
+  zeroPast(v, static_cast<int>(ndim));
   v.dtype = static_cast<DType>(dtype);
   v.ndim = static_cast<int32_t>(ndim);
   int64_t last = v.offset, numel = 1;
@@ -180,14 +201,118 @@ TensorView readView(Reader& r, const char* op, const Role& role, Device** device
   if (dev == nullptr) throw Error("TSGPU_INTERNAL", std::string(op) + ": storage without a device");
   if (*device == nullptr) {
     *device = dev;
-    *deviceName = &rec->device;
   } else if (*device != dev) {
-    throw ArgumentError(std::string(op) + ": expected all tensors on one device, got " + **deviceName + " and " +
-                        rec->device);
+    throw ArgumentError(std::string(op) + ": expected all tensors on one device, got " + (*device)->name + " and " +
+                        dev->name);
   }
   v.storageData = rec->data();
   v.device = DeviceId{dev->kind, dev->index < 0 ? 0 : dev->index};
-  return v;
+}
+
+/**
+ * Reads a new output (after its tag): allocates a dense storage for `owner`
+ * on the slot's device and makes v its view; *handle is set first thing
+ * after the allocation, so that the caller frees it if anything fails later.
+ */
+void newOutput(napi_env env, Reader& r, const OpInfo& op, size_t i, napi_value owner, Device** device,
+               StorageTable::Handle* handle, TensorView& v) {
+  auto what = [&op, i]() { return std::string(op.name) + ": output " + op.outputs[i].name; };  // for errors only
+  if (*handle >= 0) throw Error("TSGPU_INTERNAL", what() + ": only one new output per call");
+  napi_valuetype ownerType = napi_undefined;
+  if (owner == nullptr || napi_typeof(env, owner, &ownerType) != napi_ok || ownerType != napi_object)
+    throw Error("TSGPU_INTERNAL", what() + ": a new output needs its owner object");
+  const double slotCode = r.next();
+  const int64_t dtype = r.nextInt();
+  const int64_t ndim = r.nextInt();
+  const double id = r.next();
+  Device* dev = slotCode >= 0 ? slotDevice(static_cast<uint32_t>(slotCode)) : nullptr;
+  if (dev == nullptr) throw Error("TSGPU_INTERNAL", what() + ": bad device slot");
+  if (!isDTypeCode(static_cast<int>(dtype))) throw Error("TSGPU_INTERNAL", what() + ": bad dtype code");
+  if (ndim < 0 || ndim > kMaxDims)
+    throw ArgumentError(what() + " has " + std::to_string(ndim) + " dimensions (at most " + std::to_string(kMaxDims) + ")");
+  zeroPast(v, static_cast<int>(ndim));
+  v.dtype = static_cast<DType>(dtype);
+  v.ndim = static_cast<int32_t>(ndim);
+  v.offset = 0;
+  double numel = 1;
+  for (int d = 0; d < v.ndim; ++d) {
+    v.sizes[d] = r.nextInt();
+    if (v.sizes[d] < 0) throw Error("TSGPU_INTERNAL", what() + ": negative size");
+    numel *= static_cast<double>(v.sizes[d]);
+  }
+  int64_t stride = 1;
+  for (int d = v.ndim - 1; d >= 0; --d) {
+    v.strides[d] = stride;
+    stride *= v.sizes[d] > 1 ? v.sizes[d] : 1;
+  }
+  const double nbytes = numel * static_cast<double>(dtypeSize(v.dtype));
+  if (nbytes > 9007199254740992.0) throw ArgumentError(what() + " would need " + std::to_string(nbytes) + " bytes");
+  *handle = allocOwned(env, owner, static_cast<uint32_t>(slotCode), static_cast<size_t>(nbytes),
+                       static_cast<uint8_t>(dtype), id, Context());
+  v.storageData = storages().find(*handle)->data();
+  v.device = DeviceId{dev->kind, dev->index < 0 ? 0 : dev->index};
+  if (*device != nullptr && *device != dev)
+    throw ArgumentError(std::string(op.name) + ": expected all tensors on one device, got " + (*device)->name + " and " +
+                        dev->name);
+  *device = dev;
+}
+
+/** Reads the attributes (after the inputs) into call.attrs: the given values, checked against the op list, or defaults. */
+void readAttrs(napi_env env, Reader& r, const OpInfo& op, napi_value given, OpCall& call) {
+  const std::vector<AttrValue>& defaults = defaultsOf(op.id);
+  const size_t n = op.attrs.size();
+  call.attrs.resize(n);
+  const size_t count = static_cast<size_t>(r.nextInt());
+  if (count != n)
+    throw Error("TSGPU_INTERNAL", std::string(op.name) + ": " + std::to_string(count) + " attributes encoded, the op list has " +
+                                      std::to_string(n));
+  for (size_t k = 0; k < n; ++k) {
+    const AttrSpec& spec = op.attrs[k];
+    AttrValue& out = call.attrs[k];
+    const int64_t tag = r.nextInt();
+    if (tag == 0) {
+      if (spec.required) throw ArgumentError(std::string(op.name) + ": expected a value for " + spec.name + ", got nothing");
+      const AttrValue& def = defaults[k];
+      out.present = def.present;
+      out.d = def.d;
+      out.i = def.i;
+      if (spec.type == AttrType::kString) out.s = def.s;
+      if (spec.type == AttrType::kInts) out.ints = def.ints;
+      continue;
+    }
+    napi_value v = nullptr;
+    if (tag == 1 || tag == 2) {
+      const double x = r.next();
+      // The common cases directly; anything else through readAttr, which converts or names the problem.
+      if (tag == 1 && spec.type == AttrType::kDouble) {
+        out.present = true;
+        out.d = x;
+        continue;
+      }
+      if (tag == 1 && spec.type == AttrType::kInt && integral(x)) {
+        out.present = true;
+        out.d = x;
+        out.i = static_cast<int64_t>(x);
+        continue;
+      }
+      if (tag == 2 && spec.type == AttrType::kBool) {
+        out.present = true;
+        out.i = x != 0 ? 1 : 0;
+        out.d = static_cast<double>(out.i);
+        continue;
+      }
+      if (tag == 1) napi_create_double(env, x, &v);
+      else napi_get_boolean(env, x != 0, &v);
+    } else if (tag == 3) {
+      bool isArray = false;
+      if (given != nullptr) napi_is_array(env, given, &isArray);
+      if (!isArray || napi_get_element(env, given, static_cast<uint32_t>(k), &v) != napi_ok)
+        throw Error("TSGPU_INTERNAL", std::string(op.name) + ": attribute " + spec.name + " is not in the attribute array");
+    } else {
+      throw Error("TSGPU_INTERNAL", std::string(op.name) + ": bad attribute tag for " + spec.name);
+    }
+    readAttr(op, k, Napi::Value(env, v), out);
+  }
 }
 
 OpCall& reusableCall() {
@@ -195,69 +320,83 @@ OpCall& reusableCall() {
   return call;
 }
 
-Napi::Value Op(const Napi::CallbackInfo& info) {
-  return guarded(info, [&]() -> Napi::Value {
-    if (gBuffer == nullptr) throw Error("TSGPU_INTERNAL", "op: setOpBuffer was not called");
-    const double id = gBuffer[0];
-    if (!(id >= 0 && id < kNumOps)) throw Error("TSGPU_INTERNAL", "op: unknown op id " + std::to_string(id));
-    const OpInfo& op = opInfo(static_cast<OpId>(static_cast<int>(id)));
-    const size_t nOut = static_cast<size_t>(gBuffer[1]), nIn = static_cast<size_t>(gBuffer[2]);
-    const bool variadic = !op.inputs.empty() && op.inputs.back().variadic;
-    if (nOut != op.outputs.size() || (variadic ? nIn < op.inputs.size() : nIn != op.inputs.size()))
-      throw ArgumentError(std::string(op.name) + ": expected " + std::to_string(op.inputs.size()) + " inputs and " +
-                          std::to_string(op.outputs.size()) + " outputs, got " + std::to_string(nIn) + " and " +
-                          std::to_string(nOut));
-    OpCall& call = reusableCall();
-    call.op = op.id;
-    call.outputs.resize(nOut);
-    call.inputs.resize(nIn);
-    call.scalars.assign(nIn, ScalarArg());
-    Device* device = nullptr;
-    const std::string* deviceName = nullptr;
-    Reader r(op.name);
-    for (size_t i = 0; i < nOut; ++i) {
-      if (r.nextInt() != 0) throw ArgumentError(std::string(op.name) + ": output " + op.outputs[i].name + " must be a tensor");
-      call.outputs[i] = readView(r, op.name, Role{"output", op.outputs[i].name.c_str()}, &device, &deviceName);
+/** Decodes the buffer into call (allocating a new output for `owner`) and runs the kernel. */
+void runEncoded(napi_env env, napi_value attrs, napi_value owner, StorageTable::Handle* allocated) {
+  if (gBuffer == nullptr) throw Error("TSGPU_INTERNAL", "op: setOpBuffer was not called");
+  const double id = gBuffer[0];
+  if (!(id >= 0 && id < kNumOps)) throw Error("TSGPU_INTERNAL", "op: unknown op id " + std::to_string(id));
+  const OpInfo& op = opInfo(static_cast<OpId>(static_cast<int>(id)));
+  const size_t nOut = static_cast<size_t>(gBuffer[1]), nIn = static_cast<size_t>(gBuffer[2]);
+  const bool variadic = !op.inputs.empty() && op.inputs.back().variadic;
+  if (nOut != op.outputs.size() || (variadic ? nIn < op.inputs.size() : nIn != op.inputs.size()))
+    throw ArgumentError(std::string(op.name) + ": expected " + std::to_string(op.inputs.size()) + " inputs and " +
+                        std::to_string(op.outputs.size()) + " outputs, got " + std::to_string(nIn) + " and " +
+                        std::to_string(nOut));
+  OpCall& call = reusableCall();
+  call.op = op.id;
+  call.outputs.resize(nOut);
+  call.inputs.resize(nIn);
+  call.scalars.assign(nIn, ScalarArg());
+  Device* device = nullptr;
+  Reader r(op.name);
+  for (size_t i = 0; i < nOut; ++i) {
+    const int64_t kind = r.nextInt();
+    if (kind == 3) newOutput(env, r, op, i, owner, &device, allocated, call.outputs[i]);
+    else if (kind == 0) readView(r, op.name, Role{"output", op.outputs[i].name.c_str()}, &device, call.outputs[i]);
+    else throw ArgumentError(std::string(op.name) + ": output " + op.outputs[i].name + " must be a tensor");
+  }
+  int firstTensor = -1;
+  for (size_t i = 0; i < nIn; ++i) {
+    const ParamSpec& spec = op.inputs[i < op.inputs.size() ? i : op.inputs.size() - 1];
+    const int64_t kind = r.nextInt();
+    TensorView& in = call.inputs[i];
+    if (kind == 0) {
+      readView(r, op.name, Role{"input", spec.name.c_str()}, &device, in);
+      if (firstTensor < 0) firstTensor = static_cast<int>(i);
+      continue;
     }
-    int firstTensor = -1;
-    for (size_t i = 0; i < nIn; ++i) {
-      const ParamSpec& spec = op.inputs[i < op.inputs.size() ? i : op.inputs.size() - 1];
-      const int64_t kind = r.nextInt();
-      call.inputs[i] = TensorView();
-      if (kind == 0) {
-        call.inputs[i] = readView(r, op.name, Role{"input", spec.name.c_str()}, &device, &deviceName);
-        if (firstTensor < 0) firstTensor = static_cast<int>(i);
-      } else if (kind == 1) {
-        if (!spec.scalarOk) throw ArgumentError(std::string(op.name) + ": expected a tensor for " + spec.name + ", got a number");
-        call.scalars[i].present = true;
-        call.scalars[i].value = r.next();
-      } else {
-        if (!spec.optional) throw ArgumentError(std::string(op.name) + ": expected a tensor for " + spec.name + ", got nothing");
-      }
+    zeroPast(in, 0);  // an undefined view, as TensorView() (reset in place: a view is large)
+    in.ndim = -1;
+    in.storageData = nullptr;
+    in.offset = 0;
+    in.dtype = DType::kFloat32;
+    in.device = DeviceId();
+    if (kind == 1) {
+      if (!spec.scalarOk) throw ArgumentError(std::string(op.name) + ": expected a tensor for " + spec.name + ", got a number");
+      call.scalars[i].present = true;
+      call.scalars[i].value = r.next();
+    } else if (!spec.optional) {
+      throw ArgumentError(std::string(op.name) + ": expected a tensor for " + spec.name + ", got nothing");
     }
-    const DType checked = firstTensor >= 0 ? call.inputs[firstTensor].dtype : call.outputs[0].dtype;
-    if ((op.dtypeMask & (1u << static_cast<int>(checked))) == 0)
-      throw ArgumentError(std::string(op.name) + ": dtype " + dtypeName(checked) + " is not supported (expected " +
-                          op.dtypes + ")");
-    const std::vector<AttrValue>& defaults = defaultsOf(op.id);
-    call.attrs.resize(op.attrs.size());
-    Napi::Array given = info.Length() > 0 && info[0].IsArray() ? info[0].As<Napi::Array>() : Napi::Array();
-    for (size_t k = 0; k < op.attrs.size(); ++k) {
-      Napi::Value v = !given.IsEmpty() && k < given.Length() ? given.Get(static_cast<uint32_t>(k)) : info.Env().Undefined();
-      if (v.IsUndefined() || v.IsNull()) {
-        if (op.attrs[k].required)
-          throw ArgumentError(std::string(op.name) + ": expected a value for " + op.attrs[k].name + ", got nothing");
-        call.attrs[k] = defaults[k];
-      } else {
-        readAttr(op, k, v, call.attrs[k]);
-      }
-    }
-    call.device = call.outputs[0].device;
-    device->backend->activate();
-    call.stream = device->backend->stream();
-    runKernel(call);
-    return info.Env().Undefined();
-  });
+  }
+  const DType checked = firstTensor >= 0 ? call.inputs[firstTensor].dtype : call.outputs[0].dtype;
+  if ((op.dtypeMask & (1u << static_cast<int>(checked))) == 0)
+    throw ArgumentError(std::string(op.name) + ": dtype " + dtypeName(checked) + " is not supported (expected " +
+                        op.dtypes + ")");
+  readAttrs(env, r, op, attrs, call);
+  call.device = call.outputs[0].device;
+  device->backend->activate();
+  call.stream = device->backend->stream();
+  runKernel(call);
+}
+
+// op(attrs?, owner?) -> handle of the new output, or undefined when there is none.
+napi_value Op(napi_env env, napi_callback_info cbinfo) {
+  size_t argc = 2;
+  napi_value argv[2] = {nullptr, nullptr};
+  napi_get_cb_info(env, cbinfo, &argc, argv, nullptr, nullptr);
+  StorageTable::Handle allocated = -1;
+  try {
+    drainFrees(env);
+    runEncoded(env, argc > 0 ? argv[0] : nullptr, argc > 1 ? argv[1] : nullptr, &allocated);
+    napi_value out = nullptr;
+    if (allocated >= 0) napi_create_int32(env, allocated, &out);
+    return out;
+  } catch (...) {
+    if (allocated >= 0) releaseOwned(env, allocated);
+    throwPendingJs(env);
+  }
+  return nullptr;
 }
 
 // setOpBuffer(Float64Array): the buffer op() reads its arguments from.
@@ -356,7 +495,9 @@ Napi::Value RegistryProblems(const Napi::CallbackInfo& info) {
 }  // namespace
 
 void initOpBinding(Napi::Env env, Napi::Object exports) {
-  exports.Set("op", Napi::Function::New(env, Op, "op"));
+  napi_value opFn;
+  napi_create_function(env, "op", NAPI_AUTO_LENGTH, Op, nullptr, &opFn);
+  exports.Set("op", Napi::Value(env, opFn));
   exports.Set("setOpBuffer", Napi::Function::New(env, SetOpBuffer, "setOpBuffer"));
   exports.Set("opList", Napi::Function::New(env, OpList, "opList"));
   exports.Set("dtypes", Napi::Function::New(env, DTypes, "dtypes"));

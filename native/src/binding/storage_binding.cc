@@ -16,6 +16,8 @@
 //
 // The hot path (alloc, free) uses the C Node-API directly: no wrapper
 // object, no string arguments, no exceptions unless something is wrong.
+// dispose() does not even call in: it appends the handle to a queue shared
+// with JavaScript (setFreeQueue), which every entry point drains first.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -35,6 +37,16 @@ napi_ref gCanary = nullptr;        // weak; its target is gone after any garbage
 napi_ref gGcHook = nullptr;        // strong; JS function that runs the collector
 napi_env gMainEnv = nullptr;       // the env that owns the storages and may run the hook
 thread_local napi_env tlEnv = nullptr;  // env of the binding call in progress
+
+// Queues of disposed handles, one per module instance of the runtime on the
+// main thread: [0] the count, then the handles. Each holds a reference to
+// its array, so the memory stays valid.
+struct FreeQueue {
+  int32_t* words;
+  size_t length;
+  napi_ref ref;
+};
+std::vector<FreeQueue> gFreeQueues;
 
 // Collections asked for because tensors were dropped without dispose():
 // when the bytes held by JavaScript-owned storages have grown by more than
@@ -153,6 +165,7 @@ napi_value Alloc(napi_env env, napi_callback_info cbinfo) {
     if (napi_get_value_int32(env, argv[3], &dtype) != napi_ok || dtype < 0 || dtype >= kNumDTypes)
       badArg(env, "expected a dtype code for dtype");
     if (napi_get_value_double(env, argv[4], &id) != napi_ok) badArg(env, "expected a number for id");
+    drainFrees(env);
     Context context;
     if (argc > 5) {
       bool isArray = false;
@@ -162,24 +175,8 @@ napi_value Alloc(napi_env env, napi_callback_info cbinfo) {
         context = argContext(info, 5);
       }
     }
-    Device* device = gSlots[static_cast<size_t>(slot)];
-    if (env == gMainEnv) {
-      sweepIfCollected(env);  // free what the collector already found
-      collectIfGrown(env);    // or collect now, if dropped tensors may hold a lot
-    }
-    StorageTable::Handle h;
-    {
-      EnvScope scope(env);
-      h = storages().create(device->allocator.get(), static_cast<size_t>(nbytes), device->name,
-                            static_cast<uint32_t>(slot), static_cast<uint8_t>(dtype), id, std::move(context));
-    }
-    napi_ref ref = nullptr;
-    if (napi_create_reference(env, argv[0], 0, &ref) != napi_ok) {
-      storages().release(h);
-      throwJs(Napi::Env(env), "TSGPU_INTERNAL", "could not reference the storage's owner");
-    }
-    storages().find(h)->owner = ref;
-    gExternal.add(env, static_cast<uint32_t>(slot), static_cast<size_t>(nbytes));
+    const StorageTable::Handle h = allocOwned(env, argv[0], static_cast<uint32_t>(slot), static_cast<size_t>(nbytes),
+                                              static_cast<uint8_t>(dtype), id, std::move(context));
     napi_value out;
     napi_create_int32(env, h, &out);
     return out;
@@ -197,6 +194,7 @@ napi_value Free(napi_env env, napi_callback_info cbinfo) {
   int32_t h = -1;
   if (argc >= 1) napi_get_value_int32(env, argv[0], &h);
   try {
+    drainFrees(env);
     releaseStorage(env, h);
   } catch (...) {
     throwPendingJs(env);
@@ -218,6 +216,7 @@ Napi::Value TakeIds(const Napi::CallbackInfo& info) {
 
 // isLive(handle) -> boolean
 Napi::Value IsLive(const Napi::CallbackInfo& info) {
+  drainFrees(info.Env());
   int32_t h = info[0].IsNumber() ? info[0].As<Napi::Number>().Int32Value() : -1;
   return Napi::Boolean::New(info.Env(), storages().find(h) != nullptr);
 }
@@ -284,6 +283,26 @@ Napi::Value Reclaim(const Napi::CallbackInfo& info) {
   });
 }
 
+// setFreeQueue(Int32Array) -> true when the addon drains it (on the thread that loaded the
+// addon first), false otherwise: then dispose() must call free() itself.
+Napi::Value SetFreeQueue(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    napi_env env = info.Env();
+    if (!info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array)
+      throwJs(info.Env(), "TSGPU_ARG", "expected an Int32Array for queue");
+    Napi::Int32Array a = info[0].As<Napi::Int32Array>();
+    if (a.ElementLength() < 2) throwJs(info.Env(), "TSGPU_ARG", "expected an Int32Array of at least two elements for queue");
+    if (env != gMainEnv) return Napi::Boolean::New(env, false);
+    FreeQueue q;
+    q.words = a.Data();
+    q.length = a.ElementLength();
+    q.words[0] = 0;
+    napi_create_reference(env, a, 1, &q.ref);
+    gFreeQueues.push_back(q);
+    return Napi::Boolean::New(env, true);
+  });
+}
+
 Napi::Value SetGcHook(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
     napi_env env = info.Env();
@@ -298,6 +317,7 @@ Napi::Value SetGcHook(const Napi::CallbackInfo& info) {
 // externalMemory() -> { reported, held, forcedCollections, forcedCollectionSeconds }: bytes V8 was
 // told and bytes JS-owned storages hold; collections run because dropped tensors held a lot, and their time.
 Napi::Value ExternalMemoryInfo(const Napi::CallbackInfo& info) {
+  drainFrees(info.Env());
   Napi::Object o = Napi::Object::New(info.Env());
   o.Set("reported", static_cast<double>(gExternal.reported()));
   o.Set("held", static_cast<double>(gExternal.held()));
@@ -309,6 +329,41 @@ Napi::Value ExternalMemoryInfo(const Napi::CallbackInfo& info) {
 }  // namespace
 
 Device* slotDevice(uint32_t slot) { return slot < gSlots.size() ? gSlots[slot] : nullptr; }
+
+void drainFrees(napi_env env) {
+  if (env != gMainEnv) return;
+  for (FreeQueue& q : gFreeQueues) {
+    const int32_t n = q.words[0];
+    if (n <= 0) continue;
+    q.words[0] = 0;
+    const size_t count = std::min(static_cast<size_t>(n), q.length - 1);
+    for (size_t i = 1; i <= count; ++i) releaseStorage(env, q.words[i]);  // a stale handle is ignored
+  }
+}
+
+StorageTable::Handle allocOwned(napi_env env, napi_value owner, uint32_t slot, size_t nbytes, uint8_t dtype, double id,
+                                Context context) {
+  Device* device = gSlots[slot];
+  if (env == gMainEnv) {
+    sweepIfCollected(env);  // free what the collector already found
+    collectIfGrown(env);    // or collect now, if dropped tensors may hold a lot
+  }
+  StorageTable::Handle h;
+  {
+    EnvScope scope(env);
+    h = storages().create(device->allocator.get(), nbytes, device->name, slot, dtype, id, std::move(context));
+  }
+  napi_ref ref = nullptr;
+  if (napi_create_reference(env, owner, 0, &ref) != napi_ok) {
+    storages().release(h);
+    throwJs(Napi::Env(env), "TSGPU_INTERNAL", "could not reference the storage's owner");
+  }
+  storages().find(h)->owner = ref;
+  gExternal.add(env, slot, nbytes);
+  return h;
+}
+
+void releaseOwned(napi_env env, StorageTable::Handle h) { releaseStorage(env, h); }
 
 StorageTable& storages() {
   static StorageTable* table = new StorageTable();
@@ -356,6 +411,7 @@ void initStorage(Napi::Env env, Napi::Object exports) {
   exports.Set("setAllocationCell", Napi::Function::New(env, SetAllocationCell, "setAllocationCell"));
   exports.Set("reclaim", Napi::Function::New(env, Reclaim, "reclaim"));
   exports.Set("setGcHook", Napi::Function::New(env, SetGcHook, "setGcHook"));
+  exports.Set("setFreeQueue", Napi::Function::New(env, SetFreeQueue, "setFreeQueue"));
   exports.Set("externalMemory", Napi::Function::New(env, ExternalMemoryInfo, "externalMemory"));
 }
 

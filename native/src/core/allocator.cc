@@ -54,13 +54,6 @@ size_t CachingAllocator::allocationSize(size_t size) {
   return kRoundLarge * ((size + kRoundLarge - 1) / kRoundLarge);
 }
 
-StatTypes CachingAllocator::statTypesFor(const BlockPool& pool) const {
-  StatTypes t{};
-  t[kAggregate] = true;
-  t[pool.isSmall ? kSmallPool : kLargePool] = true;
-  return t;
-}
-
 template <typename F>
 static void forEachSelected(const StatTypes& types, F f) {
   for (size_t i = 0; i < kNumStatTypes; ++i)
@@ -128,7 +121,8 @@ bool CachingAllocator::getFreeBlock(AllocParams& p) {
   // An oversize request may take an oversize block only if little is wasted.
   if (p.size >= maxSplit && (*it)->size >= p.size + kLargeBuffer) return false;
   p.block = *it;
-  pool.blocks.erase(it);
+  auto node = pool.blocks.extract(it);  // by position; removeFromPool would look the block up again
+  if (sparePoolNode_.empty()) sparePoolNode_ = std::move(node);
   return true;
 }
 
@@ -235,7 +229,7 @@ Block* CachingAllocator::allocFoundBlock(AllocParams& p, size_t origSize, bool s
   if (splitRemainder) {
     // The front of the block is handed out; the rest goes back to the pool.
     Block* remaining = block;
-    block = new Block();
+    block = newBlock();
     block->size = p.size;
     block->pool = &pool;
     block->ptr = remaining->ptr;
@@ -269,7 +263,7 @@ Block* CachingAllocator::allocFoundBlock(AllocParams& p, size_t origSize, bool s
   block->allocated = true;
   block->requestedSize = origSize;
   block->context = history_.enabled() ? std::move(context) : nullptr;
-  activeBlocks_.insert(block);
+  addActive(block);
   forEachSelected(p.statTypes, [&](size_t t) {
     stats_.allocation[t].increase(1);
     stats_.allocated_bytes[t].increase(static_cast<int64_t>(block->size));
@@ -330,7 +324,7 @@ void CachingAllocator::freeBlock(Block* block) {
       netInactiveBytes -= static_cast<int64_t>(subsumed);
     }
   }
-  activeBlocks_.erase(block);
+  removeActive(block);
   block->requestedSize = 0;
   block->context = nullptr;
   insertIntoPool(block);
@@ -363,14 +357,56 @@ size_t CachingAllocator::tryMergeBlocks(Block* dst, Block* src, BlockPool& pool)
   const size_t subsumed = src->size;
   dst->size += subsumed;
   if (pool.esTail == src) pool.esTail = dst;
-  pool.blocks.erase(src);
-  delete src;
+  removeFromPool(src);
+  recycleBlock(src);
   return subsumed;
+}
+
+/** Inserts `value` into a set, in the spare node when there is one (no heap allocation then). */
+template <typename Set>
+static void insertReusing(Set& set, typename Set::node_type& spare, typename Set::value_type value) {
+  if (spare.empty()) {
+    set.insert(value);
+    return;
+  }
+  spare.value() = value;
+  auto r = set.insert(std::move(spare));  // leaves the spare empty when inserted
+  if (!r.inserted) spare = std::move(r.node);
+}
+
+/** Removes `value` from a set, keeping its node as the spare when there is none. */
+template <typename Set>
+static void eraseKeeping(Set& set, typename Set::node_type& spare, typename Set::value_type value) {
+  auto node = set.extract(value);
+  if (spare.empty()) spare = std::move(node);
 }
 
 void CachingAllocator::insertIntoPool(Block* block) {
   block->gcCountBase = block->pool->freeBlockSearches;
-  block->pool->blocks.insert(block);
+  insertReusing(block->pool->blocks, sparePoolNode_, block);
 }
+
+void CachingAllocator::removeFromPool(Block* block) { eraseKeeping(block->pool->blocks, sparePoolNode_, block); }
+
+Block* CachingAllocator::newBlock() {
+  if (spareBlocks_.empty()) return new Block();
+  Block* b = spareBlocks_.back();
+  spareBlocks_.pop_back();
+  return b;
+}
+
+void CachingAllocator::recycleBlock(Block* block) {
+  constexpr size_t kMaxSpareBlocks = 64;
+  if (spareBlocks_.size() >= kMaxSpareBlocks) {
+    delete block;
+    return;
+  }
+  *block = Block();
+  spareBlocks_.push_back(block);
+}
+
+void CachingAllocator::addActive(Block* block) { insertReusing(activeBlocks_, spareActiveNode_, block); }
+
+void CachingAllocator::removeActive(Block* block) { eraseKeeping(activeBlocks_, spareActiveNode_, block); }
 
 }  // namespace tsgpu

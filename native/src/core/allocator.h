@@ -79,6 +79,7 @@
 #include <set>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "core/backend.h"
 #include "base/errors.h"
@@ -207,7 +208,15 @@ class CachingAllocator {
     Block* block = nullptr;  // the block found or created
   };
 
-  StatTypes statTypesFor(const BlockPool& pool) const;
+  /**
+   * The statistics a block of `pool` counts in (all, and its pool). Inline,
+   * so callers keep the flags in registers: returned through memory, the
+   * byte-wise stores and the wider load after them stalled every malloc and free.
+   */
+  StatTypes statTypesFor(const BlockPool& pool) const {
+    static_assert(kAggregate == 0 && kSmallPool == 1 && kLargePool == 2, "stat type order");
+    return StatTypes{{true, pool.isSmall, !pool.isSmall}};
+  }
   bool getFreeBlock(AllocParams& p);
   bool allocBlock(AllocParams& p, bool isRetry);
   bool useExpandable() const { return settings_.expandableSegments && backend_->mapGranularity() > 0; }
@@ -224,6 +233,16 @@ class CachingAllocator {
   void freeBlock(Block* block);
   size_t tryMergeBlocks(Block* dst, Block* src, BlockPool& pool);
   void insertIntoPool(Block* block);
+  // Bookkeeping memory is recycled: an allocation and a free of a small
+  // block (every small op) then make no heap allocation of their own.
+  /** A blank Block (a recycled one when there is one). */
+  Block* newBlock();
+  /** Keeps a Block that left every set for newBlock(). */
+  void recycleBlock(Block* block);
+  /** Takes a cached block out of its pool, keeping the set's node for the next insertIntoPool. */
+  void removeFromPool(Block* block);
+  void addActive(Block* block);
+  void removeActive(Block* block);
   [[noreturn]] void throwOutOfMemory(size_t origSize, size_t allocSize, Context context);
 
   Backend* backend_;
@@ -232,6 +251,9 @@ class CachingAllocator {
   BlockPool largeBlocks_{false};
   BlockPool smallBlocks_{true};
   std::unordered_set<Block*> activeBlocks_;
+  std::vector<Block*> spareBlocks_;                        // see newBlock()
+  std::set<Block*, BlockSizeLess>::node_type sparePoolNode_;  // a node for insertIntoPool
+  std::unordered_set<Block*>::node_type spareActiveNode_;     // a node for addActive
   DeviceStats stats_;
   AllocatorSettings settings_;
   size_t totalAllocatedMemory_ = 0;  // bytes reserved from the backend

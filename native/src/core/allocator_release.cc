@@ -18,6 +18,7 @@ CachingAllocator::~CachingAllocator() {
     releaseCachedBlocks(nullptr);
   } catch (...) {
   }
+  for (Block* b : spareBlocks_) delete b;
 }
 
 bool CachingAllocator::releaseAvailableCachedBlocks(const AllocParams& p) {

@@ -39,7 +39,13 @@ class CudaBackend : public Backend {
   }
 
   void* stream() override { return stream_; }
-  void activate() override { TSGPU_CUDA_CHECK(cudaSetDevice(index_)); }
+  // Every op activates its device: ask which is current first (a thread-local
+  // read in the runtime), so the common case makes no cudaSetDevice call.
+  void activate() override {
+    int current = -1;
+    if (cudaGetDevice(&current) == cudaSuccess && current == index_) return;
+    TSGPU_CUDA_CHECK(cudaSetDevice(index_));
+  }
 
   DeviceKind kind() const override { return DeviceKind::kCuda; }
   std::string deviceName() const override { return "cuda:" + std::to_string(index_); }

@@ -7,8 +7,7 @@
 #define TSGPU_ELEMENTWISE_ENGINE(LOOP)                                                                  \
   struct Engine {                                                                                       \
     template <typename Out, typename... In, typename F>                                                 \
-    static void run(const OpCall& call, const TensorView& out, const std::vector<const TensorView*>& in, \
-                    F f) {                                                                              \
+    static void run(const OpCall& call, const TensorView& out, ViewList in, F f) {                      \
       LOOP<Out, In...>(call, out, in, f);                                                               \
     }                                                                                                   \
   };

@@ -10,7 +10,6 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 #include "ops/common/engine.h"
 #include "ops/common/operands.h"
@@ -56,13 +55,21 @@ void stridedRun(char* const* base, const int64_t* off, const int64_t* stride, in
  * dtypes); f takes and returns compute types.
  */
 template <typename Out, typename... In, typename F>
-void elementwise(const OpCall& call, const TensorView& out, const std::vector<const TensorView*>& inputs, F f) {
+void elementwise(const OpCall& call, const TensorView& out, ViewList inputs, F f) {
   constexpr int N = 1 + static_cast<int>(sizeof...(In));
-  const IterPlan plan = planFor(out, inputs, call.name());
   char* base[N];
   base[0] = static_cast<char*>(out.data());
-  for (int k = 1; k < N; ++k) base[k] = static_cast<char*>(inputs[k - 1]->data());
+  for (int k = 1; k < N; ++k) base[k] = static_cast<char*>(inputs.begin()[k - 1]->data());
   using Seq = std::index_sequence_for<In...>;
+  // A small op on dense operands of one shape: one flat loop on the calling
+  // thread, with no plan and no parallel region (the common small-op case).
+  const int64_t numel = out.numel();
+  if (numel <= kElementwiseGrain && denseSameShape(out, inputs)) {
+    call.checkInterrupt();
+    contiguousRun<Out, In...>(base, 0, numel, f, Seq{});
+    return;
+  }
+  const IterPlan plan = planFor(out, inputs, call.name());
   const bool flat = plan.isContiguous();
   parallel_for(0, plan.numel, kElementwiseGrain, [&](int64_t begin, int64_t end) {
     for (int64_t b = begin; b < end; b += kInterruptStep) {

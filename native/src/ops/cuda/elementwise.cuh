@@ -192,12 +192,12 @@ void launchPlan(const OpCall& call, const IterPlan& plan, const Pointers<1 + siz
  * ops::cpu::elementwise.
  */
 template <typename Out, typename... In, typename F>
-void elementwise(const OpCall& call, const TensorView& out, const std::vector<const TensorView*>& inputs, F f) {
+void elementwise(const OpCall& call, const TensorView& out, ViewList inputs, F f) {
   constexpr int N = 1 + static_cast<int>(sizeof...(In));
   const IterPlan plan = planFor(out, inputs, call.name());
   Pointers<N> ptr;
   ptr.p[0] = static_cast<char*>(out.data());
-  for (int k = 1; k < N; ++k) ptr.p[k] = static_cast<char*>(inputs[k - 1]->data());
+  for (int k = 1; k < N; ++k) ptr.p[k] = static_cast<char*>(inputs.begin()[k - 1]->data());
   if (plan.isContiguous() || fitsIndex32(plan)) {
     launchPlan<Out, In...>(call, plan, ptr, f);
     return;
