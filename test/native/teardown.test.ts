@@ -41,4 +41,20 @@ describe('runtime in several environments', () => {
       expect({ status, stderr }).toEqual({ status: 0, stderr: '' });
     }
   });
+
+  test('ops on the main thread keep their arguments after a worker that ran ops ended (each thread encodes into its own buffer)', () => {
+    const { status, result, stderr } = runChild(`
+      const a = torch.arange(6).view([2, 3]).float();
+      const before = a.add(1).sum().item();
+      const w = new (require('worker_threads').Worker)(${JSON.stringify(`const t = require(${JSON.stringify(runtimePath)});
+        for (let i = 0; i < 100; i++) t.ones([8]).mul(i).sum().item();`)}, { eval: true });
+      w.on('exit', () => {
+        const after = a.add(1).sum().item();
+        const m = a.matmul(a.t()).toArray();
+        console.log(JSON.stringify({ before, after, m: Array.from(m) }));
+      });
+    `, { env: { MALLOC_PERTURB_: '165' } });
+    expect({ status, stderr }).toEqual({ status: 0, stderr: '' });
+    expect(result).toEqual({ before: 21, after: 21, m: [5, 14, 14, 50] });
+  });
 });

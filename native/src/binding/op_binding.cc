@@ -34,9 +34,18 @@ namespace binding {
 
 namespace {
 
-napi_ref gBufferRef = nullptr;  // the Float64Array JavaScript encodes into
-double* gBuffer = nullptr;
-size_t gBufferLength = 0;
+/**
+ * The Float64Array JavaScript encodes an op's arguments into, one per thread:
+ * each JavaScript environment (the main thread, every worker that loads the
+ * runtime) runs on its own thread and registers its own buffer, so a worker
+ * that ends leaves the main thread's buffer alone.
+ */
+struct OpBuffer {
+  napi_ref ref = nullptr;  // keeps the array (and so `data`) alive
+  double* data = nullptr;  // its elements
+  size_t length = 0;       // its element count
+};
+thread_local OpBuffer tlOpBuffer;
 
 AttrValue parseDefault(const AttrSpec& spec) {
   AttrValue v;
@@ -142,15 +151,17 @@ void readAttr(const OpInfo& info, size_t k, const Napi::Value& v, AttrValue& out
 
 class Reader {
  public:
-  Reader(const char* op) : op_(op) {}
+  Reader(const char* op, const OpBuffer& buffer) : op_(op), data_(buffer.data), length_(buffer.length) {}
   double next() {
-    if (pos_ >= gBufferLength) overrun(op_);
-    return gBuffer[pos_++];
+    if (pos_ >= length_) overrun(op_);
+    return data_[pos_++];
   }
   int64_t nextInt() { return static_cast<int64_t>(next()); }
 
  private:
   const char* op_;
+  const double* data_;
+  size_t length_;
   size_t pos_ = 3;
 };
 
@@ -316,17 +327,19 @@ void readAttrs(napi_env env, Reader& r, const OpInfo& op, napi_value given, OpCa
 }
 
 OpCall& reusableCall() {
-  static OpCall call;  // the binding runs on one thread; vectors keep their capacity
+  thread_local OpCall call;  // one per JavaScript thread; vectors keep their capacity
   return call;
 }
 
 /** Decodes the buffer into call (allocating a new output for `owner`) and runs the kernel. */
 void runEncoded(napi_env env, napi_value attrs, napi_value owner, StorageTable::Handle* allocated) {
-  if (gBuffer == nullptr) throw Error("TSGPU_INTERNAL", "op: setOpBuffer was not called");
-  const double id = gBuffer[0];
+  const OpBuffer& buffer = tlOpBuffer;
+  if (buffer.data == nullptr) throw Error("TSGPU_INTERNAL", "op: setOpBuffer was not called");
+  const double* words = buffer.data;
+  const double id = words[0];
   if (!(id >= 0 && id < kNumOps)) throw Error("TSGPU_INTERNAL", "op: unknown op id " + std::to_string(id));
   const OpInfo& op = opInfo(static_cast<OpId>(static_cast<int>(id)));
-  const size_t nOut = static_cast<size_t>(gBuffer[1]), nIn = static_cast<size_t>(gBuffer[2]);
+  const size_t nOut = static_cast<size_t>(words[1]), nIn = static_cast<size_t>(words[2]);
   const bool variadic = !op.inputs.empty() && op.inputs.back().variadic;
   if (nOut != op.outputs.size() || (variadic ? nIn < op.inputs.size() : nIn != op.inputs.size()))
     throw ArgumentError(std::string(op.name) + ": expected " + std::to_string(op.inputs.size()) + " inputs and " +
@@ -338,7 +351,7 @@ void runEncoded(napi_env env, napi_value attrs, napi_value owner, StorageTable::
   call.inputs.resize(nIn);
   call.scalars.assign(nIn, ScalarArg());
   Device* device = nullptr;
-  Reader r(op.name);
+  Reader r(op.name, buffer);
   for (size_t i = 0; i < nOut; ++i) {
     const int64_t kind = r.nextInt();
     if (kind == 3) newOutput(env, r, op, i, owner, &device, allocated, call.outputs[i]);
@@ -405,10 +418,11 @@ Napi::Value SetOpBuffer(const Napi::CallbackInfo& info) {
     if (!info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array)
       throwJs(info.Env(), "TSGPU_ARG", "expected a Float64Array for buffer");
     Napi::Float64Array a = info[0].As<Napi::Float64Array>();
-    if (gBufferRef != nullptr) napi_delete_reference(info.Env(), gBufferRef);
-    napi_create_reference(info.Env(), a, 1, &gBufferRef);  // keeps the memory alive
-    gBuffer = a.Data();
-    gBufferLength = a.ElementLength();
+    OpBuffer& buffer = tlOpBuffer;
+    if (buffer.ref != nullptr) napi_delete_reference(info.Env(), buffer.ref);
+    napi_create_reference(info.Env(), a, 1, &buffer.ref);  // keeps the memory alive
+    buffer.data = a.Data();
+    buffer.length = a.ElementLength();
     return info.Env().Undefined();
   });
 }
