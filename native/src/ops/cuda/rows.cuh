@@ -67,18 +67,29 @@ inline unsigned blockRowBlocks(int64_t rows) {
   return static_cast<unsigned>(rows < 1 ? 1 : (rows < (int64_t(1) << 20) ? rows : (int64_t(1) << 20)));
 }
 
-/** c(v[0], ..., v[E-1]) as a pairwise tree (short dependency chains); E a power of two. */
+/**
+ * c(v[0], ..., v[E-1]) through four independent partial results (short dependency chains); E a power of
+ * two. Every index is a constant after unrolling, so v stays in registers (a halving tree whose inner bound
+ * is the loop variable left a 32-element copy in local memory).
+ */
 template <int E, typename M, typename C>
 __device__ __forceinline__ M laneTree(const M (&v)[E], const C& c) {
-  M t[E];
+  constexpr int P = E < 4 ? E : 4;
+  M p[P];
 #pragma unroll
-  for (int i = 0; i < E; ++i) t[i] = v[i];
+  for (int k = 0; k < P; ++k) p[k] = v[k];
 #pragma unroll
-  for (int s = E / 2; s > 0; s >>= 1) {
+  for (int i = P; i < E; i += P) {
 #pragma unroll
-    for (int i = 0; i < s; ++i) t[i] = c(t[i], t[i + s]);
+    for (int k = 0; k < P; ++k) p[k] = c(p[k], v[i + k]);
   }
-  return t[0];
+  if constexpr (P == 1) {
+    return p[0];
+  } else if constexpr (P == 2) {
+    return c(p[0], p[1]);
+  } else {
+    return c(c(p[0], p[1]), c(p[2], p[3]));
+  }
 }
 
 /** Row r of warp w (of the block's warps) for grid-stride row loops: for (r = firstWarpRow(); r < rows; r += warpRowStep()). */
