@@ -13,6 +13,7 @@
  * Pure: no sockets, no user code.
  */
 import type { Header, Message } from "./message";
+import { requestHeader as headerRule } from "./outbound_schema";
 import {
   anyJson, anyObject, bool, check, Fields, int, isObject, mapOf, nonEmptyStr, nullable, obj, oneOf, Problem, Rule, shown, str, uint,
 } from "./schema_rules";
@@ -52,13 +53,6 @@ export interface InboundContent {
 
 export type InboundType = keyof InboundContent;
 
-/**
- * What a request's header must be: every field a string, the id and type not
- * empty. The date and version are not parsed (ipykernel reads neither, and an
- * empty date from a client is no reason to drop its request); what the
- * kernel sends is held to the strict outbound rule.
- */
-const headerRule = obj({ msg_id: nonEmptyStr, msg_type: nonEmptyStr, session: str, username: str, date: str, version: str });
 
 /** A decoded, checked message of one type: `msg.header.msg_type` tells TypeScript which content it has. */
 export type Inbound<T extends InboundType = InboundType> = T extends InboundType

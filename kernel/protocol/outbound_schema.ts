@@ -75,6 +75,14 @@ export const header = obj({
   version: matching(/^5\.\d+$/, "a protocol version 5.x"),
 });
 
+/**
+ * A request's header as a client sent it (and as the kernel echoes it in
+ * parent_header): every field a string, the id and type not empty. The date
+ * and version are not parsed (ipykernel reads neither, and an empty date is
+ * no reason to drop a request).
+ */
+export const requestHeader = obj({ msg_id: nonEmptyStr, msg_type: nonEmptyStr, session: str, username: str, date: str, version: str });
+
 const replyStatus = oneOf("ok", "error", "aborted");
 const errorFields: Fields = { ename: str, evalue: str, traceback: arrayOf(str) };
 
@@ -202,7 +210,7 @@ export function validateOutbound(m: OutboundMessage): Violation[] {
   anyObject(m.metadata, "metadata", out);
   const parent = m.parent_header;
   if (!isObject(parent)) out.push({ field: "parent_header", expected: "an object (a header, or {} when there is no parent)", value: parent });
-  else if (Object.keys(parent).length) header(parent, "parent_header", out);
+  else if (Object.keys(parent).length) requestHeader(parent, "parent_header", out);
   // A reply and an input_request answer a request: clients match them to it by the parent's msg_id.
   if ((isReply(type) || type === "input_request") && isObject(parent)) {
     if (!Object.keys(parent).length) out.push({ field: "parent_header", expected: "the header of the request answered", value: parent });

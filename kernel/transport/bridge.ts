@@ -42,10 +42,12 @@ const kRelayBytes = 1 << 20;
 /**
  * How long a boot-time kernel_info reply waits for an iopub subscriber (whose busy/idle clients wait for).
  * A client that connects as the kernel starts subscribes within a few ms of the bind, before its first
- * kernel_info arrives; after a restart jupyter_client's subscription was not back within 250 ms, and
- * waiting longer only delays the reply (a client that needs the status asks again, as jupyter_server does).
+ * kernel_info arrives. After a restart, jupyter_client's subscription may not be back within this wait, and
+ * then the reply only comes later; but with 50 ms, JupyterLab's client (through jupyter_server, on a loaded
+ * 2-core machine) lost the idle of its kernel_info after a restart and later failed the next restart on that
+ * never-finished request, so the wait stays at 250 ms.
  */
-const kSubscriberWaitMs = 50;
+const kSubscriberWaitMs = 250;
 /** How long after binding shell and iopub the socket thread starts if no kernel_info came first (ms). */
 const kWorkerDelayMs = 100;
 /** Requests held while the kernel starts, at most (more are dropped and logged). */
