@@ -34,3 +34,13 @@ export function runChild(
 
 export const MiB = 1024 * 1024;
 export const GiB = 1024 * MiB;
+
+/** The error fn throws (with its code); fails the test when fn returns. */
+export function errorOf(fn: () => unknown): Error & { code?: string } {
+  try {
+    fn();
+  } catch (e) {
+    return e as Error & { code?: string };
+  }
+  throw new Error('expected an error');
+}

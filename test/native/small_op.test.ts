@@ -6,16 +6,7 @@
  */
 import * as torch from '../../native/index';
 import { runOp } from '../../native/ops/dispatch';
-import { runChild } from './helpers';
-
-function errorOf(fn: () => unknown): Error & { code?: string } {
-  try {
-    fn();
-  } catch (e) {
-    return e as Error & { code?: string };
-  }
-  throw new Error('expected an error');
-}
+import { runChild, errorOf } from './helpers';
 
 const live = () => torch.memory.liveTensors('cpu').length;
 

@@ -3,18 +3,10 @@
  * dtype and op tables against the addon; argument errors; host transfers.
  */
 import * as torch from '../../native/index';
+import { errorOf } from './helpers';
 import { native } from '../../native/addon';
 import { DTYPE_TABLE } from '../../native/generated/dtypes';
 import { OP_LIST } from '../../native/generated/op_list';
-
-function errorOf(fn: () => unknown): Error & { code?: string } {
-  try {
-    fn();
-  } catch (e) {
-    return e as Error & { code?: string };
-  }
-  throw new Error('expected an error');
-}
 
 describe('generated tables agree with the addon', () => {
   test('dtype table', () => {
