@@ -11,38 +11,18 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 
+#include "base/dtype.h"
 #include "base/host_device.h"
 
 namespace tsgpu {
 namespace pm {
 
-TSGPU_HD uint32_t bitsOf(float x) {
-#ifdef __CUDA_ARCH__
-  return static_cast<uint32_t>(__float_as_uint(x));
-#else
-  uint32_t u;
-  std::memcpy(&u, &x, sizeof u);
-  return u;
-#endif
-}
-
-TSGPU_HD float fromBits(uint32_t u) {
-#ifdef __CUDA_ARCH__
-  return __uint_as_float(u);
-#else
-  float x;
-  std::memcpy(&x, &u, sizeof x);
-  return x;
-#endif
-}
-
 /** 1.5 * 2^23: adding and subtracting it rounds a float of magnitude < 2^22 to the nearest integer. */
 constexpr float kRoundMagic = 12582912.0f;
 
 /** |x| (clears the sign bit; NaN stays NaN). */
-TSGPU_HD float absf(float x) { return fromBits(bitsOf(x) & 0x7fffffffu); }
+TSGPU_HD float absf(float x) { return detail::bitsFloat(detail::floatBits(x) & 0x7fffffffu); }
 
 /**
  * exp(a + b) where a + b need not be representable: b is a correction of a
@@ -56,7 +36,7 @@ TSGPU_HD float expParts(float a, float b) {
   c = c < -104.0f ? -104.0f : c;    // below the smallest subnormal; NaN passes both
   const float t = c * 1.44269504088896341f + kRoundMagic;
   const float n = t - kRoundMagic;
-  const int32_t ni = static_cast<int32_t>(bitsOf(t) - bitsOf(kRoundMagic));  // n as an integer
+  const int32_t ni = static_cast<int32_t>(detail::floatBits(t) - detail::floatBits(kRoundMagic));  // n as an integer
   // a - n ln2 in two steps (ln2's leading bits times n, and a minus that, are exact), then b.
   float r = a - n * 0.693145751953125f;
   r = r - n * 1.428606765330187045e-06f;
@@ -71,8 +51,8 @@ TSGPU_HD float expParts(float a, float b) {
   // 2^n as two factors, each a normal float, so that 2^-150 .. 2^128 all work.
   const int32_t n1 = ni >> 1;
   const int32_t n2 = ni - n1;
-  const float s1 = fromBits(static_cast<uint32_t>(n1 + 127) << 23);
-  const float s2 = fromBits(static_cast<uint32_t>(n2 + 127) << 23);
+  const float s1 = detail::bitsFloat(static_cast<uint32_t>(n1 + 127) << 23);
+  const float s2 = detail::bitsFloat(static_cast<uint32_t>(n2 + 127) << 23);
   const float v = s > 88.8f ? INFINITY : p * s1 * s2;
   return s < -104.0f ? 0.0f : v;
 }
@@ -82,9 +62,9 @@ TSGPU_HD float exp(float x) { return expParts(x, 0.0f); }
 
 /** log(x) for positive normal x (the uniforms of Box–Muller; no subnormal, zero or negative input). */
 TSGPU_HD float logPositive(float x) {
-  const uint32_t u = bitsOf(x);
+  const uint32_t u = detail::floatBits(x);
   int32_t e = static_cast<int32_t>(u >> 23) - 127;
-  float m = fromBits((u & 0x007fffffu) | 0x3f800000u);  // [1, 2)
+  float m = detail::bitsFloat((u & 0x007fffffu) | 0x3f800000u);  // [1, 2)
   const bool high = m > 1.41421356237f;
   m = high ? m * 0.5f : m;  // [sqrt(1/2), sqrt(2))
   e += high ? 1 : 0;
@@ -107,7 +87,7 @@ TSGPU_HD float logPositive(float x) {
 TSGPU_HD void sincos2pi(float u, float* s, float* c) {
   const float t = u * 4.0f + kRoundMagic;
   const float q = t - kRoundMagic;
-  const uint32_t quadrant = bitsOf(t) - bitsOf(kRoundMagic);
+  const uint32_t quadrant = detail::floatBits(t) - detail::floatBits(kRoundMagic);
   const float r = u - q * 0.25f;  // [-1/8, 1/8]
   const float r2 = r * r;
   float ps = -75.4305725098f;
@@ -146,7 +126,7 @@ TSGPU_HD float onePlusErf(float z) {
   float b = az < 0.5f ? 0.5f : az;
   b = b > 4.5f ? 4.5f : b;
   // b^2 = hi + lo exactly: hi from b's leading 12 bits.
-  const float bh = fromBits(bitsOf(b) & 0xfffff000u);
+  const float bh = detail::bitsFloat(detail::floatBits(b) & 0xfffff000u);
   const float hi = bh * bh;
   const float lo = (b + bh) * (b - bh);
   const float t = b - 2.5f;
