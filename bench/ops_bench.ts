@@ -8,14 +8,16 @@
  * CPU cases: matmul 1024² and 4096², randn/add/sum/softmax/gelu/layerNorm over
  * 64M float32, a 256-element add (latency, allocation included). GPU cases:
  * matmul 8192³ fp32/tf32/fp16/bf16, attention-shaped bmm, add/mul/copy/cast
- * over 1 GiB, sum/softmax/layerNorm/gelu/transpose-contiguous, the small add.
+ * over 1 GiB, sum/softmax/layerNorm/gelu/transpose-contiguous, the small add,
+ * and (where build/Release/tsgpu_launch_floor was built) the host time of one
+ * bare kernel launch from C++ against PyTorch's small add: the floor under it.
  * An op this build lacks is reported as missing, not skipped silently.
  * Writes bench/results/ops_<device>[_t<threads>][_<tag>].json and .md (or NAME.json
  * and NAME.md with --out). Latency cases also report CPU time per op (user +
  * system, all threads) of both processes, which a loaded machine disturbs less
  * than the wall-clock time.
  */
-import { ChildProcessWithoutNullStreams, spawn } from 'child_process';
+import { ChildProcessWithoutNullStreams, spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -242,6 +244,36 @@ async function measure(c: OpCase, args: Args, peer: TorchPeer): Promise<Row> {
   return row;
 }
 
+/**
+ * The host time of one bare kernel launch from C++ (build/Release/tsgpu_launch_floor), against PyTorch's
+ * small add of the same run: the floor under any op that launches one kernel. Null without that binary.
+ */
+function launchFloorRow(small: Row | undefined): Row | null {
+  const bin = path.join(__dirname, '..', '..', 'build', 'Release', 'tsgpu_launch_floor');
+  if (!fs.existsSync(bin) || !small || small.torch_s === null) return null;
+  const run = spawnSync(bin, [], { encoding: 'utf8', timeout: 60_000 });
+  let floor: { launch_us?: number; error?: string };
+  try {
+    floor = JSON.parse(run.stdout.trim().split('\n').pop() ?? '');
+  } catch {
+    floor = { error: `tsgpu_launch_floor printed ${JSON.stringify(run.stdout)} ${run.stderr ?? ''}` };
+  }
+  const row: Row = {
+    name: 'launch_floor_256', metric: 'latency', tsgpu_s: null, torch_s: small.torch_s, tsgpu: null,
+    torch: figure({ metric: 'latency' } as OpCase, small.torch_s), ratio: null, target: small.target, meets: null,
+    note: 'one kernel launch from a C++ loop, no op around it, against the PyTorch small add',
+  };
+  if (typeof floor.launch_us !== 'number') {
+    row.note = `tsgpu_launch_floor: ${floor.error}`;
+    return row;
+  }
+  row.tsgpu_s = floor.launch_us / 1e6;
+  row.tsgpu = floor.launch_us;
+  row.ratio = row.tsgpu_s / small.torch_s;
+  row.meets = row.ratio <= row.target;
+  return row;
+}
+
 function table(rows: Row[]): string {
   const unit = (r: Row) => (r.metric === 'flops' ? 'GFLOP/s' : r.metric === 'bytes' ? 'GB/s' : 'µs/op');
   const fmt = (x: number | null) => (x === null ? '–' : x >= 100 ? x.toFixed(0) : x.toPrecision(3));
@@ -280,6 +312,10 @@ async function main(): Promise<void> {
       const row = await measure(c, args, peer);
       rows.push(row);
       process.stderr.write(`${JSON.stringify(row)}\n`);
+    }
+    if (args.device !== 'cpu') {
+      const floor = launchFloorRow(rows.find((r) => r.name === 'small_add_256'));
+      if (floor) rows.push(floor);
     }
     const result = {
       date: new Date().toISOString(),

@@ -93,6 +93,19 @@ describe('cuda elementwise: vector and scalar paths', () => {
     }
   });
 
+  cudaTest('long contiguous tensors whose length is not a multiple of the vector width: a vector launch and a tail launch', () => {
+    for (const dtype of ['float32', 'float16'] as torch.DType[]) {
+      for (const n of [(1 << 20) + 1, (1 << 20) + 7]) {
+        const a = sample([n], dtype);
+        const b = sample([n], dtype);
+        sameOnCuda(`add ${dtype} [${n}]`, [a, b], (x, y) => x.add(y));
+        sameOnCuda(`gelu ${dtype} [${n}]`, [a], (x) => torch.gelu(x));
+        sameOnCuda(`add_ in place ${dtype} [${n}]`, [a, b], (x, y) => x.clone().add_(y));
+        [a, b].forEach((t) => t.dispose());
+      }
+    }
+  });
+
   cudaTest('misaligned operands (views one element in) take the scalar path, alone or mixed with aligned ones', () => {
     for (const dtype of ['float32', 'float16', 'float64'] as torch.DType[]) {
       const a = sample([1029], dtype);
@@ -205,8 +218,8 @@ describe('cuda reductions: split, rows and thread-per-output paths', () => {
 describe('cuda softmax, logSoftmax, layerNorm, rmsNorm rows', () => {
   // Warp rows (<= 1024, lanes holding 1..32 elements; 16-byte accesses where the length is a multiple of
   // the vector width), block rows cached in shared memory (float: <= 11264 elements, double: <= 5632),
-  // block rows read again beyond.
-  const lengths = [1, 7, 32, 33, 100, 1000, 1024, 1025, 3000, 5632, 5633, 11264, 11265, 20000];
+  // block rows read again beyond. Rows of exactly 32 * 2^k elements take the warp kernel without bounds checks.
+  const lengths = [1, 7, 32, 33, 100, 256, 512, 1000, 1024, 1025, 3000, 5632, 5633, 11264, 11265, 20000];
 
   cudaTest('softmax and logSoftmax along the last dim, every floating dtype', () => {
     for (const n of lengths) {
