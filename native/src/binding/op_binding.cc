@@ -23,10 +23,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
+#include <unordered_set>
 
 #include "base/errors.h"
 #include "binding/binding.h"
+#include "runtime/device_registry.h"
 #include "runtime/interrupt.h"
+#include "runtime/launch_queue.h"
 #include "runtime/op_registry.h"
 
 namespace tsgpu {
@@ -331,7 +334,44 @@ OpCall& reusableCall() {
   return call;
 }
 
-/** Decodes the buffer into call (allocating a new output for `owner`) and runs the kernel. */
+/** What queueSignature returns for a call that always runs inline. */
+constexpr uint64_t kNotQueueable = ~uint64_t(0);
+
+/**
+ * The op and the dtypes of a call whose op is marked "queued" (bits: op id, output dtype, then per input
+ * its dtype, 30 for a number, 31 for nothing), or kNotQueueable for calls the launch thread must not take:
+ * more than three inputs, or an operand of 2^31 elements or more (whose kernel may refuse strided layouts).
+ */
+uint64_t queueSignature(const OpCall& call) {
+  constexpr int64_t kMaxQueuedNumel = int64_t(1) << 31;
+  if (call.outputs.size() != 1 || call.inputs.size() > 3 || call.outputs[0].numel() >= kMaxQueuedNumel) return kNotQueueable;
+  uint64_t key = static_cast<uint64_t>(call.op) << 20 | static_cast<uint64_t>(call.outputs[0].dtype) << 15;
+  for (size_t i = 0; i < 3; ++i) {
+    uint64_t code = 31;
+    if (i < call.inputs.size()) {
+      const TensorView& in = call.inputs[i];
+      if (call.isScalar(i)) code = 30;
+      else if (in.defined()) {
+        if (in.numel() >= kMaxQueuedNumel) return kNotQueueable;
+        code = static_cast<uint64_t>(in.dtype);
+      }
+    }
+    key |= code << (5 * i);
+  }
+  // String attributes (gelu's approximate, div's roundingMode) choose the kernel's path: part of the key.
+  for (const AttrValue& a : call.attrs)
+    if (!a.s.empty()) key ^= (std::hash<std::string>()(a.s) | 1) << 36;
+  return key == kNotQueueable ? key - 1 : key;
+}
+
+/**
+ * Signatures (queueSignature) that ran inline on this thread without an error: their later calls go
+ * through the device's LaunchQueue, so that an argument error a kernel raises stays the error of the
+ * call that caused it.
+ */
+thread_local std::unordered_set<uint64_t> tlQueueable;
+
+/** Decodes the buffer into call (allocating a new output for `owner`) and runs or queues the kernel. */
 void runEncoded(napi_env env, napi_value attrs, napi_value owner, StorageTable::Handle* allocated) {
   const OpBuffer& buffer = tlOpBuffer;
   if (buffer.data == nullptr) throw Error("TSGPU_INTERNAL", "op: setOpBuffer was not called");
@@ -388,8 +428,22 @@ void runEncoded(napi_env env, napi_value attrs, napi_value owner, StorageTable::
                         op.dtypes + ")");
   readAttrs(env, r, op, attrs, call);
   call.device = call.outputs[0].device;
-  device->backend->activate();
   call.stream = device->backend->stream();
+  LaunchQueue* queue = device->queue.get();
+  if (queue != nullptr) {
+    const uint64_t signature = op.queued ? queueSignature(call) : kNotQueueable;
+    if (signature != kNotQueueable && tlQueueable.count(signature) != 0) {
+      queue->submit(call);
+      return;
+    }
+    queue->drain();  // everything queued before this call runs first
+    device->backend->activate();
+    runKernel(call);
+    // The same op with the same dtypes has run inline without an error: later calls may be queued.
+    if (signature != kNotQueueable) tlQueueable.insert(signature);
+    return;
+  }
+  device->backend->activate();
   runKernel(call);
 }
 

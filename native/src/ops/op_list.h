@@ -23,10 +23,16 @@
 //             (integer types, uint8 included) | bool | names joined by '|'
 //             (float32|float16). The binding rejects others with
 //             "<op>: dtype <d> is not supported (expected <dtypes>)".
-// flags       "" or "inplace": the outputs may be any views (strided, or the
+// flags       words, space-separated:
+//             "inplace": the outputs may be any views (strided, or the
 //             very view that is input 0, for `x.add_(y)` on a slice). Without
 //             it every output is a fresh contiguous tensor that overlaps no
 //             input.
+//             "queued": on CUDA the call may be launched by the device's
+//             launch thread (runtime/launch_queue.h) after op() returned. Only
+//             for kernels that read nothing but the call, launch on its
+//             stream and neither allocate, draw random numbers, read device
+//             memory on the host nor synchronize.
 //
 // What the binding guarantees before a kernel runs: every tensor input and
 // output is on the call's device (a number input is on the host, see
@@ -45,9 +51,9 @@
 // clang-format off
 #define TSGPU_FOR_EACH_OP(X) \
   /* out <- src, converting dtype, any strides; the base of contiguous(), to(dtype), clone(), copy_() */ \
-  X(copy,      "src",           "out", "",                                  "all",     "inplace") \
+  X(copy,      "src",           "out", "",                                  "all",     "inplace queued") \
   /* out <- value (cast to out's dtype) */ \
-  X(fill,      "",              "out", "value:double",                      "all",     "inplace") \
+  X(fill,      "",              "out", "value:double",                      "all",     "inplace queued") \
   /* out <- start + step * i (row-major element index i); arange, linspace */ \
   X(arange,    "",              "out", "start:double,step:double",          "numeric", "") \
   /* out <- uniform in [low, high) from the generator (Philox; same numbers on cpu and cuda) */ \
@@ -57,61 +63,61 @@
   /* out <- integers uniform in [low, high) from the generator */ \
   X(randint,   "",              "out", "low:int,high:int",                  "numeric", "inplace") \
   /* out <- self + alpha * other, broadcast */ \
-  X(add,       "self,other#",   "out", "alpha:double=1",                    "numeric", "inplace") \
+  X(add,       "self,other#",   "out", "alpha:double=1",                    "numeric", "inplace queued") \
   /* out <- f(self) elementwise (integer inputs are cast to a float dtype first) */ \
-  X(exp,       "self",          "out", "",                                  "float",   "inplace") \
-  X(expm1,     "self",          "out", "",                                  "float",   "inplace") \
-  X(log,       "self",          "out", "",                                  "float",   "inplace") \
-  X(log1p,     "self",          "out", "",                                  "float",   "inplace") \
-  X(log2,      "self",          "out", "",                                  "float",   "inplace") \
-  X(sqrt,      "self",          "out", "",                                  "float",   "inplace") \
-  X(rsqrt,     "self",          "out", "",                                  "float",   "inplace") \
-  X(reciprocal, "self",          "out", "",                                  "float",   "inplace") \
-  X(sin,       "self",          "out", "",                                  "float",   "inplace") \
-  X(cos,       "self",          "out", "",                                  "float",   "inplace") \
-  X(tanh,      "self",          "out", "",                                  "float",   "inplace") \
-  X(sigmoid,   "self",          "out", "",                                  "float",   "inplace") \
-  X(silu,      "self",          "out", "",                                  "float",   "inplace") \
-  X(gelu,      "self",          "out", "approximate:string=none",           "float",   "inplace") \
-  X(softplus,  "self",          "out", "beta:double=1,threshold:double=20", "float",   "inplace") \
+  X(exp,       "self",          "out", "",                                  "float",   "inplace queued") \
+  X(expm1,     "self",          "out", "",                                  "float",   "inplace queued") \
+  X(log,       "self",          "out", "",                                  "float",   "inplace queued") \
+  X(log1p,     "self",          "out", "",                                  "float",   "inplace queued") \
+  X(log2,      "self",          "out", "",                                  "float",   "inplace queued") \
+  X(sqrt,      "self",          "out", "",                                  "float",   "inplace queued") \
+  X(rsqrt,     "self",          "out", "",                                  "float",   "inplace queued") \
+  X(reciprocal, "self",          "out", "",                                  "float",   "inplace queued") \
+  X(sin,       "self",          "out", "",                                  "float",   "inplace queued") \
+  X(cos,       "self",          "out", "",                                  "float",   "inplace queued") \
+  X(tanh,      "self",          "out", "",                                  "float",   "inplace queued") \
+  X(sigmoid,   "self",          "out", "",                                  "float",   "inplace queued") \
+  X(silu,      "self",          "out", "",                                  "float",   "inplace queued") \
+  X(gelu,      "self",          "out", "approximate:string=none",           "float",   "inplace queued") \
+  X(softplus,  "self",          "out", "beta:double=1,threshold:double=20", "float",   "inplace queued") \
   /* out <- f(self) elementwise, any numeric dtype (floor/ceil/round/trunc: identity on integers) */ \
-  X(neg,       "self",          "out", "",                                  "numeric", "inplace") \
-  X(abs,       "self",          "out", "",                                  "numeric", "inplace") \
-  X(sign,      "self",          "out", "",                                  "numeric", "inplace") \
-  X(relu,      "self",          "out", "",                                  "numeric", "inplace") \
-  X(floor,     "self",          "out", "",                                  "numeric", "inplace") \
-  X(ceil,      "self",          "out", "",                                  "numeric", "inplace") \
-  X(round,     "self",          "out", "",                                  "numeric", "inplace") \
-  X(trunc,     "self",          "out", "",                                  "numeric", "inplace") \
+  X(neg,       "self",          "out", "",                                  "numeric", "inplace queued") \
+  X(abs,       "self",          "out", "",                                  "numeric", "inplace queued") \
+  X(sign,      "self",          "out", "",                                  "numeric", "inplace queued") \
+  X(relu,      "self",          "out", "",                                  "numeric", "inplace queued") \
+  X(floor,     "self",          "out", "",                                  "numeric", "inplace queued") \
+  X(ceil,      "self",          "out", "",                                  "numeric", "inplace queued") \
+  X(round,     "self",          "out", "",                                  "numeric", "inplace queued") \
+  X(trunc,     "self",          "out", "",                                  "numeric", "inplace queued") \
   /* out(bool) <- !self */ \
-  X(logicalNot, "self",          "out", "",                                  "all",     "inplace") \
+  X(logicalNot, "self",          "out", "",                                  "all",     "inplace queued") \
   /* out <- self - alpha * other; self * other; self / other (roundingMode trunc|floor, else true division) */ \
-  X(sub,       "self,other#",   "out", "alpha:double=1",                    "numeric", "inplace") \
-  X(mul,       "self#,other#",  "out", "",                                  "all",     "inplace") \
-  X(div,       "self#,other#",  "out", "roundingMode:string?",              "numeric", "inplace") \
+  X(sub,       "self,other#",   "out", "alpha:double=1",                    "numeric", "inplace queued") \
+  X(mul,       "self#,other#",  "out", "",                                  "all",     "inplace queued") \
+  X(div,       "self#,other#",  "out", "roundingMode:string?",              "numeric", "inplace queued") \
   /* out <- self ** exponent; Python-style remainder (sign of other); NaN-propagating maximum/minimum */ \
-  X(pow,       "self#,exponent#", "out", "",                                  "numeric", "inplace") \
-  X(remainder, "self#,other#",  "out", "",                                  "numeric", "inplace") \
-  X(maximum,   "self,other#",   "out", "",                                  "all",     "") \
-  X(minimum,   "self,other#",   "out", "",                                  "all",     "") \
+  X(pow,       "self#,exponent#", "out", "",                                  "numeric", "inplace queued") \
+  X(remainder, "self#,other#",  "out", "",                                  "numeric", "inplace queued") \
+  X(maximum,   "self,other#",   "out", "",                                  "all",     "queued") \
+  X(minimum,   "self,other#",   "out", "",                                  "all",     "queued") \
   /* out(bool) <- comparison / logical op of self and other (inputs of one common dtype) */ \
-  X(eq,        "self,other#",   "out", "",                                  "all",     "inplace") \
-  X(ne,        "self,other#",   "out", "",                                  "all",     "inplace") \
-  X(lt,        "self,other#",   "out", "",                                  "all",     "inplace") \
-  X(le,        "self,other#",   "out", "",                                  "all",     "inplace") \
-  X(gt,        "self,other#",   "out", "",                                  "all",     "inplace") \
-  X(ge,        "self,other#",   "out", "",                                  "all",     "inplace") \
-  X(logicalAnd, "self,other#",   "out", "",                                  "all",     "inplace") \
-  X(logicalOr, "self,other#",   "out", "",                                  "all",     "inplace") \
-  X(logicalXor, "self,other#",   "out", "",                                  "all",     "inplace") \
+  X(eq,        "self,other#",   "out", "",                                  "all",     "inplace queued") \
+  X(ne,        "self,other#",   "out", "",                                  "all",     "inplace queued") \
+  X(lt,        "self,other#",   "out", "",                                  "all",     "inplace queued") \
+  X(le,        "self,other#",   "out", "",                                  "all",     "inplace queued") \
+  X(gt,        "self,other#",   "out", "",                                  "all",     "inplace queued") \
+  X(ge,        "self,other#",   "out", "",                                  "all",     "inplace queued") \
+  X(logicalAnd, "self,other#",   "out", "",                                  "all",     "inplace queued") \
+  X(logicalOr, "self,other#",   "out", "",                                  "all",     "inplace queued") \
+  X(logicalXor, "self,other#",   "out", "",                                  "all",     "inplace queued") \
   /* out <- condition ? self : other (condition bool; self/other one dtype or numbers) */ \
-  X(where,     "condition,self#,other#", "out", "",                                  "bool",    "") \
+  X(where,     "condition,self#,other#", "out", "",                                  "bool",    "queued") \
   /* out <- min(max(self, min), max); a bound may be absent, a number or a tensor */ \
-  X(clamp,     "self,min?#,max?#", "out", "",                                  "numeric", "inplace") \
+  X(clamp,     "self,min?#,max?#", "out", "",                                  "numeric", "inplace queued") \
   /* out <- self + weight * (end - self); self + value * tensor1 * tensor2; self + value * tensor1 / tensor2 */ \
-  X(lerp,      "self,end,weight#", "out", "",                                  "float",   "inplace") \
-  X(addcmul,   "self,tensor1,tensor2", "out", "value:double=1",                    "numeric", "inplace") \
-  X(addcdiv,   "self,tensor1,tensor2", "out", "value:double=1",                    "float",   "inplace") \
+  X(lerp,      "self,end,weight#", "out", "",                                  "float",   "inplace queued") \
+  X(addcmul,   "self,tensor1,tensor2", "out", "value:double=1",                    "numeric", "inplace queued") \
+  X(addcdiv,   "self,tensor1,tensor2", "out", "value:double=1",                    "float",   "inplace queued") \
   /* out <- reduction of self over dims (all dims when empty); out has the keepdim shape or the kept dims only. */ \
   /* sum/prod of integers or bool write int64; all/any write bool; argmax/argmin write int64 (flat index over all dims) */ \
   X(sum,       "self",          "out", "dims:ints=[]",                      "all",     "") \

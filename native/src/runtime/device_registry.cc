@@ -5,6 +5,8 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cuda/cuda_backend.h"
+#include "runtime/op_registry.h"
+#include "runtime/queued_backend.h"
 
 namespace tsgpu {
 
@@ -22,6 +24,19 @@ std::unique_ptr<Backend> makeCudaBackend(int) {
   throw Error("TSGPU_CUDA", "CUDA is not available: built without CUDA");
 }
 #endif
+
+namespace {
+
+/** False when TSGPU_LAUNCH_QUEUE=0 or CUDA_LAUNCH_BLOCKING=1 (launches on the calling thread, errors at once). */
+bool launchQueueWanted() {
+  const char* queue = std::getenv("TSGPU_LAUNCH_QUEUE");
+  const char* blocking = std::getenv("CUDA_LAUNCH_BLOCKING");
+  if (queue != nullptr && std::string(queue) == "0") return false;
+  if (blocking != nullptr && std::string(blocking) == "1") return false;
+  return true;
+}
+
+}  // namespace
 
 DeviceRegistry& DeviceRegistry::instance() {
   static DeviceRegistry* registry = new DeviceRegistry();  // never destroyed: outlives every tensor
@@ -78,7 +93,13 @@ Device& DeviceRegistry::get(const std::string& device) {
   } else {
     d->kind = DeviceKind::kCuda;
     d->index = std::atoi(name.c_str() + 5);
-    d->backend = makeCudaBackend(d->index);
+    std::unique_ptr<Backend> cuda = makeCudaBackend(d->index);
+    if (launchQueueWanted()) {
+      d->queue = std::make_unique<LaunchQueue>(cuda.get(), runKernel);
+      d->backend = std::make_unique<QueuedBackend>(std::move(cuda), d->queue.get());
+    } else {
+      d->backend = std::move(cuda);
+    }
   }
   d->allocator = std::make_unique<CachingAllocator>(d->backend.get(), name);
   d->allocator->setSettings(settings_);

@@ -11,6 +11,7 @@
 #include "core/backend.h"
 #include "core/allocator.h"
 #include "core/settings.h"
+#include "runtime/launch_queue.h"
 
 namespace tsgpu {
 
@@ -18,7 +19,14 @@ struct Device {
   std::string name;  // canonical name: "cpu" or "cuda:N"
   DeviceKind kind = DeviceKind::kCpu;
   int index = -1;    // CUDA ordinal, -1 for cpu
-  std::unique_ptr<Backend> backend;
+  std::unique_ptr<Backend> backend;  // on CUDA a QueuedBackend (runtime/queued_backend.h) around the CUDA backend
+  /**
+   * The thread that launches this device's queueable kernels (runtime/launch_queue.h); nullptr on cpu, and
+   * on CUDA with TSGPU_LAUNCH_QUEUE=0 or CUDA_LAUNCH_BLOCKING=1 (every kernel launched by the calling thread).
+   * Declared after `backend` and before `allocator`, so that it is destroyed after the allocator and before
+   * the backend it launches on.
+   */
+  std::unique_ptr<LaunchQueue> queue;
   std::unique_ptr<CachingAllocator> allocator;
 };
 

@@ -128,6 +128,7 @@ std::vector<OpInfo> parseAll() {
     info.dtypes = r.dtypes;
     info.dtypeMask = parseDtypes(r.name, info.dtypes);
     info.inplace = std::strstr(r.flags, "inplace") != nullptr;
+    info.queued = std::strstr(r.flags, "queued") != nullptr;
     ops.push_back(std::move(info));
   }
   return ops;

@@ -79,6 +79,7 @@ struct OpInfo {
   std::string dtypes;      // as written
   uint32_t dtypeMask = 0;  // bit (1 << code) per accepted dtype of the first tensor input
   bool inplace = false;    // flags contain "inplace"
+  bool queued = false;     // flags contain "queued": CUDA calls may go through the device's LaunchQueue
 };
 
 /** The parsed line of `op`. */

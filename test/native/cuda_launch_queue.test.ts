@@ -1,0 +1,132 @@
+/**
+ * The CUDA launch queue (native/src/runtime/launch_queue.h): elementwise ops
+ * are launched by a thread of the device after op() returned. Results must
+ * be those of launching in program order: chains of dependent ops, memory
+ * freed and reused while its kernels are still queued, ops that are never
+ * queued (reductions, matmul, random fills) mixed in, copies to the host,
+ * emptyCache with calls queued, and exact memory statistics. Each is checked
+ * against the same computation on the CPU. Skipped, with the reason, where
+ * CUDA is unavailable.
+ *
+ * Run on a GPU machine: node node_modules/jest/bin/jest.js dist/test/native/cuda_launch_queue
+ */
+import * as torch from '../../native/index';
+
+const available = torch.cuda.isAvailable();
+const cudaTest = available ? test : test.skip;
+if (!available) {
+  // eslint-disable-next-line no-console
+  console.log(`CUDA launch queue tests skipped: ${torch.cuda.unavailableReason()}`);
+}
+
+function values(t: torch.Tensor): number[] {
+  const c = t.device === 'cpu' ? t : t.cpu();
+  const out = Array.from(c.toArray() as ArrayLike<number>, Number);
+  if (c !== t) c.dispose();
+  return out;
+}
+
+function expectClose(gpu: torch.Tensor, cpu: torch.Tensor, what: string, rtol = 1e-5, atol = 1e-5): void {
+  const a = values(gpu);
+  const b = values(cpu);
+  expect({ what, n: a.length }).toEqual({ what, n: b.length });
+  for (let i = 0; i < a.length; i++) {
+    if (!(Math.abs(a[i] - b[i]) <= atol + rtol * Math.abs(b[i])))
+      throw new Error(`${what}: cuda ${a[i]} vs cpu ${b[i]} at element ${i} of ${a.length}`);
+  }
+}
+
+/** The same function on cpu and on cuda copies of the inputs. */
+function both(xs: torch.Tensor[], f: (...a: torch.Tensor[]) => torch.Tensor, what: string): void {
+  const cpu = f(...xs);
+  const gx = xs.map((x) => x.cuda());
+  const gpu = f(...gx);
+  expectClose(gpu, cpu, what);
+  [cpu, gpu, ...gx].forEach((t) => t.dispose());
+}
+
+beforeAll(() => torch.manualSeed(7));
+
+describe('cuda launch queue', () => {
+  cudaTest('a chain of 5000 dependent in-place ops reads back as run in order', () => {
+    const x0 = torch.randn([256]);
+    both([x0], (x) => {
+      const y = x.clone();
+      for (let i = 0; i < 2500; i++) {
+        y.mul_(1.001);
+        y.add_(0.5);
+      }
+      return y;
+    }, 'mul_/add_ chain');
+    x0.dispose();
+  });
+
+  cudaTest('temporaries freed while their kernels are queued: the memory is reused in order', () => {
+    const x0 = torch.randn([1000]);
+    both([x0], (x) => {
+      let y = x.clone();
+      for (let i = 0; i < 3000; i++) {
+        const next = y.mul(0.999).add(1); // each step frees the block the previous step wrote
+        y.dispose();
+        y = next;
+      }
+      return y;
+    }, 'dispose-and-reuse chain');
+    x0.dispose();
+  });
+
+  cudaTest('queued elementwise ops mixed with ops that run at once (sum, matmul, softmax, randn)', () => {
+    const a = torch.randn([64, 64]);
+    const b = torch.randn([64, 64]);
+    both([a, b], (x, y) => {
+      let acc = x.add(y);
+      for (let i = 0; i < 50; i++) {
+        const s = acc.sum(1, { keepdim: true }); // a reduction: not queued
+        const m = torch.matmul(acc.tanh(), y).div(64); // tanh queued, matmul not
+        const next = acc.sub(s.div(640)).add(m).sigmoid();
+        [s, m, acc].forEach((t) => t.dispose());
+        acc = next;
+      }
+      const out = torch.softmax(acc, -1);
+      acc.dispose();
+      return out;
+    }, 'mixed chain');
+    [a, b].forEach((t) => t.dispose());
+  });
+
+  cudaTest('copies to and from the host wait for queued ops; item() and tolist() see their results', () => {
+    const x = torch.zeros([4096], { device: 'cuda' });
+    for (let i = 0; i < 1000; i++) x.add_(1);
+    expect(x.sum().item()).toBe(4096 * 1000);
+    const h = torch.ones([4096]).mul(2);
+    x.copy_(h); // host to device, after the 1000 queued adds
+    x.mul_(3);
+    expect(x.max().item()).toBe(6);
+    expect((x.slice(0, 0, 3).tolist() as number[])).toEqual([6, 6, 6]);
+    [x, h].forEach((t) => t.dispose());
+  });
+
+  cudaTest('emptyCache and memory statistics with calls queued', () => {
+    torch.cuda.synchronize();
+    const start = torch.cuda.memoryAllocated();
+    const xs: torch.Tensor[] = [];
+    for (let i = 0; i < 200; i++) xs.push(torch.full([1 << 16], i, { device: 'cuda' }).mul(2).add(1));
+    expect(torch.cuda.memoryAllocated()).toBe(start + 200 * (1 << 18)); // counted at once, queue or not
+    const keep = xs[199].clone();
+    xs.forEach((t) => t.dispose());
+    torch.cuda.emptyCache(); // returns the freed segments while the clone may still be queued
+    expect(keep.max().item()).toBe(399);
+    keep.dispose();
+    expect(torch.cuda.memoryAllocated()).toBe(start);
+  });
+
+  cudaTest('an argument error stays the error of the call that caused it, after the same op was queued', () => {
+    const a = torch.randn([8], { device: 'cuda' });
+    for (let i = 0; i < 100; i++) a.add_(1);
+    expect(() => torch.add(a, torch.ones([3], { device: 'cuda' }))).toThrow(/add: shapes \[8\] and \[3\] cannot be broadcast/);
+    expect(() => a.add(torch.ones([8]))).toThrow(/expected all tensors on one device/);
+    a.add_(1); // the queue still works
+    expect(Number.isFinite(a.sum().item() as number)).toBe(true);
+    a.dispose();
+  });
+});
