@@ -17,6 +17,7 @@ import './ops/elementwise';
 import './ops/math';
 import './ops/reduce';
 import './ops/indexing';
+import './ops/scatter';
 import './ops/linalg';
 import './ops/format';
 
@@ -62,8 +63,11 @@ export {
   softmax, logSoftmax, cumsum, sort, argsort, topk, Dims, ReduceOptions, VarOptions, ValuesIndices,
 } from './ops/reduce';
 export {
-  cat, stack, repeat, tile, gather, scatter, scatterAdd, indexSelect, maskedFill, tril, triu, nonzero, NonzeroOptions,
+  cat, stack, repeat, tile, gather, indexSelect, maskedFill, tril, triu, nonzero, NonzeroOptions,
 } from './ops/indexing';
+export {
+  scatter, scatterAdd, scatterReduce, ScatterOptions, ScatterReduceOptions, ScatterReduction,
+} from './ops/scatter';
 export {
   embedding, layerNorm, rmsNorm, dropout, crossEntropy, nllLoss, mseLoss, LossOptions, CrossEntropyOptions, Reduction,
   EmbeddingOptions,

@@ -92,26 +92,16 @@ class Formatter {
       return;
     }
     const finite = values.filter((v) => Number.isFinite(v) && v !== 0);
-    if (finite.length > 0) {
-      const abs = finite.map(Math.abs);
-      const min = Math.min(...abs);
-      const max = Math.max(...abs);
-      this.intMode = finite.every((v) => v === Math.ceil(v));
-      if (this.intMode) {
-        if (max / min > 1000 || max > 1e8) {
-          this.sciMode = true;
-          for (const v of finite) this.maxWidth = Math.max(this.maxWidth, sci(v, opts.precision).length);
-        } else {
-          for (const v of finite) this.maxWidth = Math.max(this.maxWidth, fixed(v, 0).length + 1);
-        }
-      } else if (max / min > 1000 || max > 1e8 || min < 1e-4) {
-        this.sciMode = true;
-        for (const v of finite) this.maxWidth = Math.max(this.maxWidth, sci(v, opts.precision).length);
-      } else {
-        for (const v of finite) this.maxWidth = Math.max(this.maxWidth, fixed(v, opts.precision).length);
-      }
-    }
-    if (opts.sciMode !== null) this.sciMode = opts.sciMode;
+    if (finite.length === 0) return;  // zeros and non-finite numbers only: fixed notation, whatever sciMode says
+    const abs = finite.map(Math.abs);
+    const min = Math.min(...abs);
+    const max = Math.max(...abs);
+    this.intMode = finite.every((v) => v === Math.ceil(v));
+    // The notation first (the print options' sciMode, else chosen by range), then the width in that notation,
+    // as PyTorch 2.4 and later do (before, the width was measured in the chosen notation even when sciMode
+    // forced the other, so forced scientific numbers went unpadded).
+    this.sciMode = opts.sciMode ?? (max / min > 1000 || max > 1e8 || min < 1e-4);
+    for (const v of finite) this.maxWidth = Math.max(this.maxWidth, this.format(v).length);
   }
 
   private plain(v: number): string {

@@ -1,8 +1,8 @@
 /**
  * Joining, repeating and indexing: cat, stack, repeat, tile, gather,
- * scatter/scatterAdd, indexSelect, maskedFill, tril/triu, nonzero — PyTorch's
- * semantics. cat/stack/repeat copy into views of one new tensor; gather and
- * scatter run kernels; tril/triu and maskedFill are `where` over a mask.
+ * indexSelect, maskedFill, tril/triu, nonzero — PyTorch's semantics (the
+ * scatter family is in scatter.ts). cat/stack/repeat copy into views of one
+ * new tensor; gather runs a kernel; tril/triu and maskedFill are `where` over a mask.
  */
 import { promoteTypes } from '../dtype';
 import { codedError } from '../errors';
@@ -90,7 +90,8 @@ export function tile(t: Tensor, ...dims: (number | readonly number[])[]): Tensor
   return repeat(t, [...new Array(Math.max(0, t.ndim - reps.length)).fill(1), ...reps]);
 }
 
-function checkIndexValues(op: string, index: Tensor, size: number): void {
+/** Checks that index is an int64 tensor and, on cpu, that every value is in [0, size) (the size along the indexed dim). */
+export function checkIndexValues(op: string, index: Tensor, size: number): void {
   checkTensor(op, 'index', index);
   if (index.dtype !== 'int64') argError(op, 'an int64 index', 'index', index.dtype);
   // On cuda the kernel skips out-of-range indices (a check would wait for the device).
@@ -145,31 +146,6 @@ export function indexSelect(t: Tensor, dim: number, index: Tensor): Tensor {
     ix.dispose();
     iv.dispose();
   }
-}
-
-function scatterInto(op: 'scatter' | 'scatterAdd', out: Tensor, dim: number, index: Tensor, src: Tensor | number): Tensor {
-  const d = out.ndim === 0 ? 0 : out.normDim(dim, op);
-  checkIndexValues(op, index, out.ndim === 0 ? 1 : out.shape[d]);
-  const s = src instanceof Tensor ? castTo(src, out.dtype) : src;
-  try {
-    runOp(op, [out], [out, index, s], { dim: d });
-  } finally {
-    if (s instanceof Tensor && s !== src) s.dispose();
-  }
-  return out;
-}
-
-/** A copy of t with src written at index along dim. */
-export function scatter(t: Tensor, dim: number, index: Tensor, src: Tensor | number): Tensor {
-  checkTensor('scatter', 'self', t);
-  return scatterInto('scatter', t.clone(), dim, index, src);
-}
-
-/** A copy of t with src added at index along dim (repeated indices accumulate). */
-export function scatterAdd(t: Tensor, dim: number, index: Tensor, src: Tensor): Tensor {
-  checkTensor('scatterAdd', 'self', t);
-  checkTensor('scatterAdd', 'src', src);
-  return scatterInto('scatterAdd', t.clone(), dim, index, src);
 }
 
 /** t with `value` where mask (bool, broadcast) is true. */
@@ -271,10 +247,6 @@ declare module '../tensor' {
     tile(...dims: (number | readonly number[])[]): Tensor;
     gather(dim: number, index: Tensor): Tensor;
     indexSelect(dim: number, index: Tensor): Tensor;
-    scatter(dim: number, index: Tensor, src: Tensor | number): Tensor;
-    scatter_(dim: number, index: Tensor, src: Tensor | number): Tensor;
-    scatterAdd(dim: number, index: Tensor, src: Tensor): Tensor;
-    scatterAdd_(dim: number, index: Tensor, src: Tensor): Tensor;
     maskedFill(mask: Tensor, value: number | Tensor): Tensor;
     maskedFill_(mask: Tensor, value: number | Tensor): Tensor;
     tril(diagonal?: number): Tensor;
@@ -290,10 +262,6 @@ P.repeat = function (this: Tensor, ...r: (number | readonly number[])[]) { retur
 P.tile = function (this: Tensor, ...r: (number | readonly number[])[]) { return tile(this, ...r); };
 P.gather = function (this: Tensor, dim: number, index: Tensor) { return gather(this, dim, index); };
 P.indexSelect = function (this: Tensor, dim: number, index: Tensor) { return indexSelect(this, dim, index); };
-P.scatter = function (this: Tensor, dim: number, index: Tensor, src: Tensor | number) { return scatter(this, dim, index, src); };
-P.scatter_ = function (this: Tensor, dim: number, index: Tensor, src: Tensor | number) { return scatterInto('scatter', this, dim, index, src); };
-P.scatterAdd = function (this: Tensor, dim: number, index: Tensor, src: Tensor) { return scatterAdd(this, dim, index, src); };
-P.scatterAdd_ = function (this: Tensor, dim: number, index: Tensor, src: Tensor) { return scatterInto('scatterAdd', this, dim, index, src); };
 P.maskedFill = function (this: Tensor, mask: Tensor, value: number | Tensor) { return maskedFill(this, mask, value); };
 P.maskedFill_ = function (this: Tensor, mask: Tensor, value: number | Tensor) {
   const r = maskedFill(this, mask, value);

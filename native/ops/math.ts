@@ -142,8 +142,14 @@ export interface DivOptions {
 
 /**
  * Integer division by zero (rounded div, remainder) throws as PyTorch's does on
- * cpu ("RuntimeError: ZeroDivisionError"), before anything runs. On cuda the
- * divisor is not read back (that would wait for the device): such elements are 0.
+ * cpu ("RuntimeError: ZeroDivisionError"), before anything runs; so does a
+ * divisor given as the number 0, on any device (it is on the host already). A
+ * cuda divisor tensor is not read back (that would wait for the device), and
+ * the elements it divides by zero are 0, for every integer dtype. PyTorch's
+ * cuda kernels do not check either; it documents their result there as
+ * undefined ("may return any value": the hardware's all-ones patterns, -1 for
+ * int32, 255 for uint8, 4294967295 for int64); the zero-divisor guards
+ * proposed for those kernels (PyTorch pull requests 178016 and 180781) give 0.
  */
 function checkIntegerDivisor(op: string, common: DType, other: Operand): void {
   if (isFloatingPoint(common) || common === 'bool') return;
@@ -163,7 +169,10 @@ function checkIntegerDivisor(op: string, common: DType, other: Operand): void {
   }
 }
 
-/** self / other, broadcast; see DivOptions. */
+/**
+ * self / other, broadcast; see DivOptions. Rounded integer division by zero
+ * throws on cpu and gives 0 on cuda (see checkIntegerDivisor).
+ */
 export function div(self: Operand, other: Operand, opts?: DivOptions, out?: Tensor): Tensor {
   firstTensor('div', self, other);
   const mode = opts?.roundingMode ?? undefined;
@@ -184,7 +193,10 @@ export function pow(self: Operand, exponent: Operand, out?: Tensor): Tensor {
   return elementwise('pow', [self, exponent], { out });
 }
 
-/** Python's modulus: the result has the sign of other. */
+/**
+ * Python's modulus: the result has the sign of other. An integer remainder by
+ * zero throws on cpu and gives 0 on cuda (see checkIntegerDivisor).
+ */
 export function remainder(self: Operand, other: Operand, out?: Tensor): Tensor {
   firstTensor('remainder', self, other);
   checkIntegerDivisor('remainder', resultType(self, other), other);

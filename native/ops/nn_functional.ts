@@ -1,6 +1,6 @@
 /**
  * The functions of torch.nn.functional that training needs: embedding
- * (paddingIdx, maxNorm), layerNorm, rmsNorm, dropout — plus the losses of
+ * (paddingIdx, maxNorm, scaleGradByFreq), layerNorm, rmsNorm, dropout — plus the losses of
  * losses.ts (crossEntropy, nllLoss, mseLoss), the activations of math.ts
  * (gelu, silu, softplus, relu, sigmoid, tanh), softmax/logSoftmax of
  * reduce.ts and linear and scaledDotProductAttention of linalg.ts under their nn names.
@@ -30,6 +30,17 @@ export interface EmbeddingOptions {
   maxNorm?: number | null;
   /** The p of the norm maxNorm bounds (default 2). */
   normType?: number;
+  /**
+   * Scale the gradient of each row by the inverse of how often its index
+   * occurs in `indices` (PyTorch's scale_grad_by_freq). Gradient only: the
+   * forward result is the same either way.
+   */
+  scaleGradByFreq?: boolean;
+  /**
+   * A sparse gradient for weight. Not supported (there are no sparse
+   * tensors): true is refused; false (the default) gives the dense gradient.
+   */
+  sparse?: boolean;
 }
 
 /**
@@ -41,6 +52,14 @@ export function embedding(indices: Tensor, weight: Tensor, opts?: EmbeddingOptio
   checkTensor('embedding', 'weight', weight);
   if (weight.ndim !== 2) argError('embedding', 'a 2-D weight', 'weight', formatShape(weight.shape));
   if (isFloatingPoint(indices.dtype) || indices.dtype === 'bool') argError('embedding', 'integer indices', 'input', indices.dtype);
+  for (const name of ['scaleGradByFreq', 'sparse'] as const) {
+    const flag = opts?.[name];
+    if (flag !== undefined && typeof flag !== 'boolean') argError('embedding', 'a boolean', name, flag);
+  }
+  if (opts?.sparse) {
+    throw codedError('TSGPU_ARG', 'embedding: sparse gradients are not supported (tsgpu has no sparse tensors); ' +
+      'pass sparse: false (the default) for a dense gradient of weight\'s shape');
+  }
   const rowsCount = weight.shape[0];
   const pad = opts?.paddingIdx ?? null;
   if (pad !== null && (!Number.isInteger(pad) || pad < -rowsCount || pad >= rowsCount)) {

@@ -6,8 +6,9 @@
  * layerNorm/rmsNorm rows (a warp per row in registers, a block per row with
  * the row in shared memory, a block per row reading it again, strided rows),
  * copies (tiled transposes, batched, with casts, general strides), sort and
- * topk of rows up to and beyond one block's 2048 elements, and scatterAdd on
- * every numeric dtype. Skipped, with the reason, where CUDA is unavailable.
+ * topk of rows up to and beyond one block's 2048 elements, scatterAdd on
+ * every numeric dtype and scatterReduce on every dtype (atomic max/min,
+ * compare-and-swap products and 8/16-bit updates). Skipped, with the reason, where CUDA is unavailable.
  *
  * Run on a GPU machine: node node_modules/jest/bin/jest.js dist/test/native/cuda
  */
@@ -389,6 +390,68 @@ describe('cuda scatterAdd on every numeric dtype', () => {
         const many = torch.arange(0, 4000).remainder(8).long();
         const ones = torch.ones([4000], { dtype });
         sameOnCuda(`scatterAdd neighbours ${dtype}`, [line, many, ones], (s, i, v) => s.scatterAdd(0, i, v), [0, 0]);
+      });
+    }
+  });
+});
+
+describe('cuda scatterReduce on every dtype', () => {
+  const DTYPES: torch.DType[] = ['float32', 'float64', 'float16', 'bfloat16', 'int8', 'uint8', 'int16', 'int32', 'int64', 'bool'];
+  /** 0/1 values (and 2 for sums): every sum, product, max and min is exact in each dtype, whatever the order of the atomics. */
+  const small = (shape: number[], dtype: torch.DType, high: number): T => torch.tidy(() => torch.randint(0, high, shape).to(dtype));
+
+  cudaTest('sum, prod, mean, amax, amin with and without self, many updates of each target and of neighbouring bytes', () => {
+    for (const dtype of DTYPES) {
+      for (const reduce of ['sum', 'prod', 'mean', 'amax', 'amin'] as torch.ScatterReduction[]) {
+        if (dtype === 'bool' && reduce === 'mean') continue;
+        for (const includeSelf of [true, false]) {
+          torch.tidy(() => {
+            const what = `scatterReduce ${reduce} includeSelf ${includeSelf} ${dtype}`;
+            const high = reduce === 'sum' || reduce === 'mean' ? 3 : 2;
+            const self = small([6, 9], dtype, high);
+            const index = torch.randint(0, 6, [40, 9]);
+            const src = small([40, 9], dtype, high);
+            sameOnCuda(`${what} dim 0`, [self, index, src], (s, i, v) => s.scatterReduce(0, i, v, reduce, { includeSelf }), [0, 0]);
+            // 4000 updates of 8 neighbouring elements (one or two 32-bit words for 1- and 2-byte dtypes).
+            const line = small([8], dtype, 2);
+            const many = torch.arange(0, 4000).remainder(8).long();
+            const vals = small([4000], dtype, 2);
+            sameOnCuda(`${what} neighbours`, [line, many, vals], (s, i, v) => s.scatterReduce(0, i, v, reduce, { includeSelf }), [0, 0]);
+          });
+        }
+      }
+    }
+  });
+
+  cudaTest('amax and amin of random floats are exact (no rounding), NaN from self or src propagates', () => {
+    for (const dtype of ['float32', 'float64', 'float16', 'bfloat16'] as torch.DType[]) {
+      torch.tidy(() => {
+        const self = torch.randn([5, 33]).to(dtype);
+        const index = torch.randint(0, 5, [300, 33]);
+        const src = torch.randn([300, 33]).to(dtype);
+        const nanSelf = torch.where(self.gt(1.5), NaN, self);
+        const nanSrc = torch.where(src.gt(2.5), NaN, src);
+        for (const reduce of ['amax', 'amin'] as torch.ScatterReduction[]) {
+          sameOnCuda(`${reduce} ${dtype}`, [self, index, src], (s, i, v) => s.scatterReduce(0, i, v, reduce), [0, 0]);
+          sameOnCuda(`${reduce} ${dtype} with NaN`, [nanSelf, index, nanSrc], (s, i, v) => s.scatterReduce(0, i, v, reduce), [0, 0]);
+        }
+      });
+    }
+  });
+
+  cudaTest("scatter with reduce 'add' and 'multiply' (a number source), and scatterReduce_ into a strided view", () => {
+    for (const dtype of ['float32', 'int32', 'int64', 'uint8'] as torch.DType[]) {
+      torch.tidy(() => {
+        const self = small([6, 9], dtype, 3);
+        const index = torch.randint(0, 6, [20, 9]);
+        const src = small([20, 9], dtype, 3);
+        sameOnCuda(`scatter add ${dtype}`, [self, index, src], (s, i, v) => s.scatter(0, i, v, { reduce: 'add' }), [0, 0]);
+        sameOnCuda(`scatter multiply by 2 ${dtype}`, [self, index], (s, i) => s.scatter(0, i, 2, { reduce: 'multiply' }), [0, 0]);
+        sameOnCuda(`scatterReduce_ into a transpose ${dtype}`, [self, index, src], (s, i, v) => {
+          const t = s.t().contiguous();
+          t.t().scatterReduce_(0, i, v, 'amax', { includeSelf: false });
+          return t;
+        }, [0, 0]);
       });
     }
   });

@@ -1,6 +1,7 @@
 /**
  * CUDA against the CPU reference: every op of the runtime's own families
  * (copy and casts, fill, arange, random, add) on every dtype and on views,
+ * integer division by zero (0 there, as documented in ops/math.ts),
  * stream ordering (no synchronization after launches, freeing while a
  * kernel runs), and printing with the device. Skipped, with the reason,
  * where CUDA is unavailable.
@@ -167,6 +168,39 @@ describe('cuda ops against cpu', () => {
         expectSame(gc, cc, tol, `add_ on a view ${dtype}`);
       });
     }
+  });
+
+  cudaTest('integer division by zero gives 0 there (div trunc and floor, remainder; in place, broadcast, a number dividend), the rest as on cpu', () => {
+    type Op = (x: torch.Tensor | number, y: torch.Tensor) => torch.Tensor;
+    const ops: [string, Op][] = [
+      ['div trunc', (x, y) => torch.div(x, y, { roundingMode: 'trunc' })],
+      ['div floor', (x, y) => torch.div(x, y, { roundingMode: 'floor' })],
+      ['remainder', (x, y) => torch.remainder(x, y)],
+      ['remainder_', (x, y) => (x as torch.Tensor).clone().remainder_(y)],
+      ['div_ floor', (x, y) => (x as torch.Tensor).clone().div_(y, { roundingMode: 'floor' })],
+    ];
+    for (const dtype of ['int8', 'uint8', 'int16', 'int32', 'int64'] as torch.DType[]) {
+      // Lengths around the vector widths, so vector bodies and scalar tails both meet zeros.
+      for (const n of [1, 7, 33, 1000, 100003]) {
+        torch.tidy(() => {
+          const a = sample([n], dtype);
+          const d = torch.randint(dtype === 'uint8' ? 0 : -3, 4, [n]).to(dtype);
+          const zero = d.eq(0);
+          const safe = torch.where(zero, 1, d);
+          const ga = a.cuda();
+          const gd = d.cuda();
+          for (const [name, op] of ops) expectSame(op(ga, gd), torch.where(zero, 0, op(a, safe)), 0, `${name} ${dtype} n=${n}`);
+          expectSame(torch.remainder(7, gd), torch.where(zero, 0, torch.remainder(7, safe)), 0, `7 remainder ${dtype} n=${n}`);
+          const none = torch.zeros([], { dtype, device: 'cuda' });
+          for (const [name, op] of ops) expectSame(op(ga, none), torch.zeros([n], { dtype }), 0, `${name} ${dtype} by a 0-dim zero`);
+        });
+      }
+    }
+    // A number divisor is on the host: a zero is refused before anything runs, on cuda as on cpu.
+    const g = torch.ones([4], { dtype: 'int32', device: 'cuda' });
+    expect(() => g.div(0, { roundingMode: 'trunc' })).toThrow("div (roundingMode 'trunc'): ZeroDivisionError: integer division by zero");
+    expect(() => g.remainder(0)).toThrow('remainder: ZeroDivisionError: integer division by zero');
+    g.dispose();
   });
 
   cudaTest('stream order: a chain of ops without synchronizing, and freeing inputs while kernels run', () => {

@@ -242,6 +242,20 @@ describe('errors name the op, the shapes, dtypes and devices', () => {
     a.dispose();
   });
 
+  test('options PyTorch has and tsgpu refuses say why: embedding sparse, scatter reductions', () => {
+    const weight = torch.randn([5, 3]);
+    const ids = torch.tensor([[0, 4], [2, 2]], { dtype: 'int64' });
+    const e = errorOf(() => torch.embedding(ids, weight, { sparse: true }));
+    expect(e.code).toBe('TSGPU_ARG');
+    expect(e.message).toBe("embedding: sparse gradients are not supported (tsgpu has no sparse tensors); pass sparse: false (the default) for a dense gradient of weight's shape");
+    expect(errorOf(() => torch.embedding(ids, weight, { scaleGradByFreq: 1 as unknown as boolean })).message).toBe('embedding: expected a boolean for scaleGradByFreq, got 1');
+    const idx = torch.tensor([[1, 0, 1]], { dtype: 'int64' });
+    expect(errorOf(() => weight.scatterReduce(0, idx, weight, 'sum', { includeSelf: 'no' as unknown as boolean })).message).toBe(
+      "scatterReduce: expected a boolean for includeSelf, got 'no'");
+    expect(errorOf(() => weight.scatterReduce(0, idx, 2 as unknown as torch.Tensor, 'sum')).message).toBe("scatterReduce: expected a Tensor for src, got 'number'");
+    for (const t of [weight, ids, idx]) t.dispose();
+  });
+
   test('a failed op leaves nothing allocated', () => {
     torch.memory.collectGarbage(); // garbage of earlier tests must not be swept in the middle
     const a = torch.zeros([2, 3]);

@@ -146,6 +146,8 @@
   /* out (a copy of self, written in place) <- src at index along dim; scatterAdd adds (atomically on cuda) */ \
   X(scatter,   "self,index,src#", "out", "dim:int",                         "all",     "inplace") \
   X(scatterAdd, "self,index,src#", "out", "dim:int",                        "numeric", "inplace") \
+  /* out (self, in place) <- src combined at index along dim by reduce (sum|prod|amax|amin), starting from self's values or, without includeSelf, from the identity (atomically on cuda) */ \
+  X(scatterReduce, "self,index,src#", "out", "dim:int,reduce:string,includeSelf:bool=true", "all", "inplace") \
   /* out <- normalization of each row of normalizedNumel trailing elements (contiguous self, weight, bias) */ \
   X(layerNorm, "self,weight?,bias?", "out", "normalizedNumel:int,eps:double=1e-5", "float", "") \
   X(rmsNorm,   "self,weight?",  "out", "normalizedNumel:int,eps:double",   "float",   "") \

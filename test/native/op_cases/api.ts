@@ -247,6 +247,7 @@ const linalg: RefCase[] = [
 
 const big = torch.randn([30, 40]);
 const long1 = torch.arange(2000);
+const w12 = torch.randn([12]);
 const printing: RefCase[] = [
   { name: 'print a float matrix', inputs: { m }, torch: 'str(m)', run: ({ m }) => m.toString() },
   { name: 'print summarized 2-D', inputs: { big }, torch: 'str(big)', run: ({ big }) => big.toString() },
@@ -272,6 +273,20 @@ const printing: RefCase[] = [
         const a = big.mul(3).toString();
         torch.setPrintOptions({ sciMode: true });
         return [a, big.slice(0, 0, 2).slice(1, 0, 3).toString()].join('|');
+      } finally {
+        torch.setPrintOptions(saved);
+      }
+    } },
+  { name: 'print with sciMode forced on and off: widths in the printed notation, so lines wrap by them', inputs: { w12 },
+    torch: '"|".join(s for s in [torch.set_printoptions(sci_mode=True), str(w12), str(torch.zeros(3)), str((w12 * 100).round()), ' +
+      'torch.set_printoptions(sci_mode=False), str(w12 * 1e6), str(torch.tensor([1e-7, 3e5, -2.0])), torch.set_printoptions(profile="default")] if s)',
+    run: ({ w12 }) => {
+      const saved = torch.getPrintOptions();
+      try {
+        torch.setPrintOptions({ sciMode: true });
+        const forcedOn = [w12.toString(), torch.zeros([3]).toString(), w12.mul(100).round().toString()];
+        torch.setPrintOptions({ sciMode: false });
+        return [...forcedOn, w12.mul(1e6).toString(), torch.tensor([1e-7, 3e5, -2]).toString()].join('|');
       } finally {
         torch.setPrintOptions(saved);
       }

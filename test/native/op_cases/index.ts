@@ -1,7 +1,8 @@
 /**
  * Cases (inputs, the PyTorch expression, the runtime's computation) of
  * joining, repeating and indexing (cat, stack, repeat, tile, gather,
- * scatter/scatterAdd, indexSelect, maskedFill, tril/triu, nonzero) and of the
+ * scatter/scatterAdd, scatterReduce and scatter's reduce on every dtype,
+ * indexSelect, maskedFill, tril/triu, nonzero) and of the
  * nn functions (embedding, layerNorm, rmsNorm, crossEntropy, nllLoss, mseLoss,
  * dropout's deterministic properties).
  *
@@ -60,6 +61,68 @@ const indexing: RefCase[] = [
   { name: 'nonzero', inputs: { mask }, torch: 'mask.nonzero()', run: ({ mask }) => mask.nonzero() },
 ];
 
+/** Values of a dtype for the scatter reductions: small integers (products stay in range), normals for floats. */
+function scatterValues(shape: number[], dtype: torch.DType): torch.Tensor {
+  return torch.tidy(() => {
+    if (dtype === 'bool') return torch.randint(0, 2, shape).bool();
+    if (dtype === 'uint8') return torch.randint(0, 4, shape).to(dtype);
+    if (dtype.startsWith('int')) return torch.randint(-3, 4, shape).to(dtype);
+    return torch.randn(shape).to(dtype);
+  });
+}
+
+const REDUCTIONS: torch.ScatterReduction[] = ['sum', 'prod', 'mean', 'amax', 'amin'];
+const pyBool = (b: boolean): string => (b ? 'True' : 'False');
+const idxRow = torch.randint(0, 6, [4, 3]);
+const srcWide = torch.randn([4, 5]);
+const nanX = torch.where(x.gt(1), NaN, x);
+const nanSrc = torch.where(src.lt(-1), NaN, src);
+const flags = torch.randint(0, 2, [4, 6]).bool();
+const scatterReductions: RefCase[] = [
+  { name: "scatter reduce 'add' with repeated indices", inputs: { x, idx, src }, torch: "x.scatter(0, idx, src, reduce='add')", run: ({ x, idx, src }) => x.scatter(0, idx, src, { reduce: 'add' }) },
+  { name: "scatter reduce 'multiply' by a number", inputs: { x, idx }, torch: "x.scatter(0, idx, 2.5, reduce='multiply')", run: ({ x, idx }) => x.scatter(0, idx, 2.5, { reduce: 'multiply' }) },
+  { name: "scatter_ reduce 'add' of int32", inputs: { i: scatterValues([4, 6], 'int32'), idx, v: scatterValues([3, 6], 'int32') },
+    torch: "i.clone().scatter_(0, idx, v, reduce='add')", run: ({ i, idx, v }) => i.clone().scatter_(0, idx, v, { reduce: 'add' }) },
+  { name: "scatter reduce 'sum' refused (scatter takes 'add' or 'multiply')", inputs: { x, idx, src }, torch: "x.scatter(0, idx, src, reduce='sum')",
+    run: ({ x, idx, src }) => x.scatter(0, idx, src, { reduce: 'sum' as 'add' }), error: /scatter: expected 'add', 'multiply' or null for reduce, got 'sum' \(the reductions 'sum', 'prod', 'mean', 'amax' and 'amin' are scatterReduce's\)/ },
+  { name: "scatterReduce 'add' refused (it takes 'sum')", inputs: { x, idx, src }, torch: "x.scatter_reduce(0, idx, src, 'add')",
+    run: ({ x, idx, src }) => x.scatterReduce(0, idx, src, 'add' as 'sum'), error: /scatterReduce: expected 'sum', 'prod', 'mean', 'amax' or 'amin' for reduce, got 'add'/ },
+  { name: "scatterReduce 'mean' of bool refused", inputs: { flags, idx }, torch: "flags.scatter_reduce(0, idx, flags[:3], 'mean')",
+    run: ({ flags, idx }) => flags.scatterReduce(0, idx, flags.slice(0, 0, 3), 'mean'), error: /reduce 'mean' is not supported for bool/ },
+  { name: 'scatterReduce index out of range refused', inputs: { x, idx, src }, torch: "x.scatter_reduce(0, idx + 4, src, 'amax')",
+    run: ({ x, idx, src }) => x.scatterReduce(0, idx.add(4), src, 'amax'), error: /scatterReduce: index \d+ is out of bounds for dimension with size 4/ },
+  { name: 'scatterReduce along dim -1 with an index smaller than self and src', inputs: { x, idxRow, srcWide }, torch: "x.scatter_reduce(-1, idxRow, srcWide, 'amin')",
+    run: ({ x, idxRow, srcWide }) => torch.scatterReduce(x, -1, idxRow, srcWide, 'amin') },
+  { name: 'scatterReduce_ into a transposed view writes through', inputs: { x, idx, src },
+    torch: "(lambda y: (y.t().scatter_reduce_(1, idx, src, 'prod', include_self=False), y)[1])(x.clone().t().contiguous())",
+    run: ({ x, idx, src }) => { const y = x.t().contiguous(); y.t().scatterReduce_(1, idx, src, 'prod', { includeSelf: false }); return y; } },
+  { name: 'scatterReduce amax and amin propagate NaN from self and src', inputs: { nanX, idx, nanSrc },
+    torch: "(nanX.scatter_reduce(0, idx, nanSrc, 'amax'), nanX.scatter_reduce(0, idx, nanSrc, 'amin', include_self=False))",
+    run: ({ nanX, idx, nanSrc }) => [nanX.scatterReduce(0, idx, nanSrc, 'amax'), nanX.scatterReduce(0, idx, nanSrc, 'amin', { includeSelf: false })] },
+];
+for (const reduce of REDUCTIONS) {
+  for (const includeSelf of [true, false]) {
+    scatterReductions.push({ name: `scatterReduce ${reduce}${includeSelf ? '' : ' without self'}`, inputs: { x, idx, src },
+      torch: `x.scatter_reduce(0, idx, src, '${reduce}', include_self=${pyBool(includeSelf)})`,
+      run: ({ x, idx, src }) => x.scatterReduce(0, idx, src, reduce, { includeSelf }) });
+  }
+}
+// Every other dtype: hardware atomics (int32/int64 max and min, 16-bit float adds) and compare-and-swap loops on cuda.
+for (const dtype of ['float64', 'float16', 'bfloat16', 'int8', 'uint8', 'int16', 'int32', 'int64', 'bool'] as torch.DType[]) {
+  const s = scatterValues([4, 6], dtype);
+  const v = scatterValues([3, 6], dtype);
+  for (const reduce of REDUCTIONS) {
+    if (dtype === 'bool' && reduce === 'mean') continue;
+    // 16-bit float sums and products round at each step; on cuda the order of repeated targets varies.
+    const atol = reduce === 'amax' || reduce === 'amin' ? undefined : ({ float16: 1e-2, bfloat16: 8e-2 } as Record<string, number>)[dtype];
+    for (const includeSelf of [true, false]) {
+      scatterReductions.push({ name: `scatterReduce ${reduce}${includeSelf ? '' : ' without self'} ${dtype}`, inputs: { s, idx, v },
+        torch: `s.scatter_reduce(0, idx, v, '${reduce}', include_self=${pyBool(includeSelf)})`,
+        run: ({ s, idx, v }) => s.scatterReduce(0, idx, v, reduce, { includeSelf }), atol });
+    }
+  }
+}
+
 const nn: RefCase[] = [
   { name: 'embedding', inputs: { tokens, weight }, torch: 'torch.nn.functional.embedding(tokens, weight)', run: ({ tokens, weight }) => torch.embedding(tokens, weight) },
   { name: 'layerNorm', inputs: { h, gamma, beta }, torch: 'torch.nn.functional.layer_norm(h, (16,), gamma, beta)', run: ({ h, gamma, beta }) => torch.layerNorm(h, [16], gamma, beta), rtol: 1e-5, atol: 1e-5 },
@@ -83,5 +146,6 @@ const nn: RefCase[] = [
 export const indexCases: Record<string, RefCase[]> = {
   'cat, stack, repeat, tile': joining,
   'gather, scatter, indexSelect, maskedFill, tril, triu, nonzero': indexing,
+  'scatter reductions': scatterReductions,
   'nn functions': nn,
 };

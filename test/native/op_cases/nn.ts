@@ -3,7 +3,7 @@
  * nn functions with PyTorch's full signatures: crossEntropy and nllLoss over
  * [C], [N, C] and [N, C, d1, d2] with class indices or probabilities,
  * weight, ignoreIndex, labelSmoothing and every reduction; embedding with
- * paddingIdx and maxNorm; layerNorm/rmsNorm with optional affine tensors;
+ * paddingIdx, maxNorm and scaleGradByFreq; layerNorm/rmsNorm with optional affine tensors;
  * scaledDotProductAttention with dropoutP (the mask regenerated from the
  * same seed), masks, scale and isCausal; integer division by zero.
  *
@@ -115,6 +115,11 @@ const embeddings: RefCase[] = [
   { name: 'embedding maxNorm with normType 1', inputs: { tokens, table },
     torch: '(torch.nn.functional.embedding(tokens, w := table.clone(), max_norm=2.0, norm_type=1.0), w)',
     run: ({ tokens, table }) => { const w = table.clone(); return [torch.embedding(tokens, w, { maxNorm: 2, normType: 1 }), w]; } },
+  { name: 'embedding scaleGradByFreq does not change the forward result', inputs: { tokens, table },
+    torch: 'torch.nn.functional.embedding(tokens, table, padding_idx=1, scale_grad_by_freq=True)',
+    run: ({ tokens, table }) => torch.embedding(tokens, table, { paddingIdx: 1, scaleGradByFreq: true }) },
+  { name: 'embedding sparse false is the dense lookup', inputs: { tokens, table }, torch: 'torch.nn.functional.embedding(tokens, table, sparse=False)',
+    run: ({ tokens, table }) => torch.embedding(tokens, table, { sparse: false, scaleGradByFreq: false }) },
 ];
 
 const h = torch.randn([3, 5, 16]);

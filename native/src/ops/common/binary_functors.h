@@ -1,8 +1,15 @@
 // Functors for elementwise ops of two or three inputs, shared by the CPU and
 // CUDA kernels. `T` is the compute type (see unary_functors.h). Integer and
 // floating behaviour follow PyTorch: floor division and remainder take the
-// sign of the divisor, integer division by zero yields 0 on the device (the
-// CPU kernels reject it before running), maximum/minimum propagate NaN.
+// sign of the divisor, maximum/minimum propagate NaN.
+//
+// Integer division by zero (DivTrunc, DivFloor, Remainder) gives 0. The CPU
+// ops refuse it before running, as PyTorch's do (ops/math.ts); on CUDA,
+// where checking would wait for the device, PyTorch documents the result as
+// undefined ("may return any value"; its kernels return the hardware's
+// all-ones patterns, e.g. -1 for int32 and 4294967295 for int64); the
+// zero-divisor guards proposed for those kernels (PyTorch pull requests
+// 178016 and 180781) give 0 as well. 0 is the same for every dtype and path.
 #pragma once
 
 #include <type_traits>

@@ -1,6 +1,6 @@
-// gather, scatter and scatterAdd, written once for both devices. Each element
-// of `index` names a position along `dim`; the other dims line up (index may
-// be smaller than self/src there, as PyTorch allows). The plan runs over the
+// gather, scatter, scatterAdd and scatterReduce, written once for both
+// devices. Each element of `index` names a position along `dim`; the other
+// dims line up (index may be smaller than self/src there, as PyTorch allows). The plan runs over the
 // index's shape with the indexed operand's `dim` stride set to 0, so a
 // functor adds index * dimStride itself. Indices outside [0, size) are
 // skipped by the kernels (no memory is touched); the ops' TypeScript functions
@@ -9,17 +9,14 @@
 //   E::template forEach<N>(call, plan, parallel, f)   calls f(offsets) per element
 #pragma once
 
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
 
-#ifdef __CUDACC__
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#endif
-
 #include "base/errors.h"
 #include "base/host_device.h"
+#include "ops/common/atomic_ops.h"
 #include "ops/common/dispatch.h"
 #include "ops/common/operands.h"
 #include "runtime/op_registry.h"
@@ -40,53 +37,15 @@ struct GatherF {
   }
 };
 
-#ifdef __CUDA_ARCH__
+/** The plain write of scatter (ScatterF's Op when targets are overwritten, not combined). */
+struct Overwrite {};
+
 /**
- * Atomically adds v to the 1- or 2-byte integer at p: a compare-and-swap loop on the aligned 32-bit word
- * that holds it (wrapping as the integer type does).
+ * out[o + index[i] * outDimStride] = src[s], or combined with what is there
+ * when Op is a combiner of atomic_ops.h (CombineSum for scatterAdd).
+ * Operands: out, index, src.
  */
-template <typename T>
-__device__ void atomicAddNarrow(T* p, T v) {
-  static_assert(sizeof(T) == 1 || sizeof(T) == 2, "narrow integers only");
-  const uintptr_t addr = reinterpret_cast<uintptr_t>(p);
-  unsigned int* word = reinterpret_cast<unsigned int*>(addr & ~uintptr_t(3));
-  const unsigned int shift = static_cast<unsigned int>(addr & 3) * 8;
-  const unsigned int mask = (sizeof(T) == 1 ? 0xffu : 0xffffu) << shift;
-  unsigned int old = *word, assumed;
-  do {
-    assumed = old;
-    const T cur = static_cast<T>((assumed & mask) >> shift);
-    const unsigned int sum = static_cast<unsigned int>(static_cast<typename std::make_unsigned<T>::type>(
-        static_cast<T>(static_cast<int>(cur) + static_cast<int>(v))));
-    old = atomicCAS(word, assumed, (assumed & ~mask) | ((sum << shift) & mask));
-  } while (old != assumed);
-}
-#endif
-
-/** Adds v at p: an atomic add on the device, a plain one on the host (where scatterAdd runs on one thread). */
-template <typename T>
-TSGPU_HD void addAt(T* p, T v) {
-#ifdef __CUDA_ARCH__
-  if constexpr (std::is_same<T, int64_t>::value) {
-    atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
-  } else if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value ||
-                       std::is_same<T, int32_t>::value) {
-    atomicAdd(p, v);
-  } else if constexpr (std::is_same<T, Half>::value) {
-    atomicAdd(reinterpret_cast<__half*>(p), __ushort_as_half(v.bits));  // sm_70 and later
-  } else if constexpr (std::is_same<T, BFloat16>::value) {
-    atomicAdd(reinterpret_cast<__nv_bfloat16*>(p), __ushort_as_bfloat16(v.bits));  // sm_80 and later
-  } else if constexpr (std::is_same<T, int8_t>::value || std::is_same<T, uint8_t>::value ||
-                       std::is_same<T, int16_t>::value) {
-    atomicAddNarrow(p, v);
-  }
-#else
-  *p = static_cast<T>(static_cast<OpMathType<T>>(*p) + static_cast<OpMathType<T>>(v));
-#endif
-}
-
-/** out[o + index[i] * outDimStride] = src[s] (or += with Add). Operands: out, index, src. */
-template <typename T, bool Add>
+template <typename T, typename Op>
 struct ScatterF {
   T* out;
   const int64_t* index;
@@ -98,8 +57,8 @@ struct ScatterF {
     if (i < 0 || i >= dimSize) return;
     const T v = src ? src[off[2]] : value;
     T* p = out + off[0] + i * dimStride;
-    if (Add) addAt(p, v);
-    else *p = v;
+    if constexpr (std::is_same<Op, Overwrite>::value) *p = v;
+    else combineAt<Op>(p, v);
   }
 };
 
@@ -155,30 +114,108 @@ void gatherKernel(OpCall& call) {
   });
 }
 
-/** scatter / scatterAdd into out (in place: out is self), from src (a tensor or a number). */
-template <typename E, bool Add>
-void scatterKernel(OpCall& call) {
-  TensorView& out = call.out(0);
+/** The index, the source (a tensor or a number) and the normalized dim of a scatter op, and its plan. */
+struct ScatterArgs {
+  const TensorView& index;
+  const TensorView* src;  // nullptr: the number call.scalar(2)
+  int64_t dim;
+  IterPlan plan;
+  int64_t dimStride, dimSize;
+};
+
+inline ScatterArgs scatterArgs(const OpCall& call, const TensorView& out) {
   const TensorView& index = call.in(1);
   expectIndexDtype(call, index);
-  const bool number = call.isScalar(2);
-  const TensorView* src = number ? nullptr : &call.in(2);
+  const TensorView* src = call.isScalar(2) ? nullptr : &call.in(2);
   const int64_t dim = checkIndexShapes(call.name(), out, index, src, call.attrInt("dim"));
-  const IterPlan p = indexPlan(out, index, src, dim, 0);
-  constexpr DtypeSet set = Add ? E::kAtomicAddDtypes : kAllDtypes;
+  return {index, src, dim, indexPlan(out, index, src, dim, 0), index.ndim > 0 ? out.strides[dim] : 0,
+          index.ndim > 0 ? out.sizes[dim] : 1};
+}
+
+/** Runs ScatterF<T, Op> over the plan (in parallel only for plain writes, whose targets do not combine). */
+template <typename E, typename T, typename Op>
+void scatterWith(OpCall& call, TensorView& out, const ScatterArgs& a, bool parallel) {
+  ScatterF<T, Op> f{out.template data<T>(), a.index.template data<int64_t>(),
+                    a.src ? a.src->template data<T>() : nullptr,
+                    static_cast<T>(static_cast<OpMathType<T>>(a.src ? 0.0 : call.scalar(2))), a.dimStride, a.dimSize};
+  E::template forEach<3>(call, a.plan, parallel, f);
+}
+
+/** scatter / scatterAdd into out (in place: out is self), from src (a tensor or a number). */
+template <typename E, typename Op>
+void scatterKernel(OpCall& call) {
+  TensorView& out = call.out(0);
+  const ScatterArgs a = scatterArgs(call, out);
+  constexpr bool plain = std::is_same<Op, Overwrite>::value;
+  constexpr DtypeSet set = plain ? kAllDtypes : E::kAtomicAddDtypes;
   dispatchDtype<set>(out.dtype, call.name(), [&](auto tag) {
+    scatterWith<E, typename decltype(tag)::type, Op>(call, out, a, plain);
+  });
+}
+
+/** The reductions the scatterReduce kernel runs ('mean' is a sum that its TypeScript function divides by counts). */
+enum class ScatterReduction { kSum, kProd, kAmax, kAmin };
+
+inline ScatterReduction scatterReductionOf(const OpCall& call) {
+  const std::string& r = call.attrString("reduce");
+  if (r == "sum") return ScatterReduction::kSum;
+  if (r == "prod") return ScatterReduction::kProd;
+  if (r == "amax") return ScatterReduction::kAmax;
+  if (r == "amin") return ScatterReduction::kAmin;
+  throw ArgumentError(std::string(call.name()) + ": expected 'sum', 'prod', 'amax' or 'amin' for reduce, got '" + r +
+                      "'");
+}
+
+/** The identity of a reduction in T: what targets start from when self is not included. */
+template <typename T>
+T scatterIdentity(ScatterReduction r) {
+  using M = OpMathType<T>;
+  switch (r) {
+    case ScatterReduction::kSum: return static_cast<T>(M(0));
+    case ScatterReduction::kProd: return static_cast<T>(M(1));
+    case ScatterReduction::kAmax:
+      if constexpr (std::is_floating_point<M>::value) return static_cast<T>(-std::numeric_limits<M>::infinity());
+      else return std::numeric_limits<T>::lowest();
+    case ScatterReduction::kAmin:
+      if constexpr (std::is_floating_point<M>::value) return static_cast<T>(std::numeric_limits<M>::infinity());
+      else return std::numeric_limits<T>::max();
+  }
+  return T{};
+}
+
+/**
+ * scatterReduce into out (in place: out is self) with reduce 'sum', 'prod',
+ * 'amax' or 'amin'; without includeSelf the targets are first set to the
+ * reduction's identity (a separate pass, so every target is reset before any
+ * is combined). Targets may repeat: one thread on cpu, atomics on cuda.
+ */
+template <typename E>
+void scatterReduceKernel(OpCall& call) {
+  TensorView& out = call.out(0);
+  const ScatterArgs a = scatterArgs(call, out);
+  const ScatterReduction r = scatterReductionOf(call);
+  const bool includeSelf = call.attrBool("includeSelf");
+  dispatchDtype<kAllDtypes>(out.dtype, call.name(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    ScatterF<T, Add> f{out.template data<T>(), index.template data<int64_t>(),
-                       src ? src->template data<T>() : nullptr, static_cast<T>(static_cast<OpMathType<T>>(call.scalar(2))),
-                       index.ndim > 0 ? out.strides[dim] : 0, index.ndim > 0 ? out.sizes[dim] : 1};
-    E::template forEach<3>(call, p, !Add, f);
+    if (!includeSelf) {
+      ScatterF<T, Overwrite> reset{out.template data<T>(), a.index.template data<int64_t>(), nullptr,
+                                   scatterIdentity<T>(r), a.dimStride, a.dimSize};
+      E::template forEach<3>(call, a.plan, false, reset);
+    }
+    switch (r) {
+      case ScatterReduction::kSum: return scatterWith<E, T, CombineSum>(call, out, a, false);
+      case ScatterReduction::kProd: return scatterWith<E, T, CombineProd>(call, out, a, false);
+      case ScatterReduction::kAmax: return scatterWith<E, T, CombineMax>(call, out, a, false);
+      case ScatterReduction::kAmin: return scatterWith<E, T, CombineMin>(call, out, a, false);
+    }
   });
 }
 
 }  // namespace ops
 }  // namespace tsgpu
 
-#define TSGPU_INDEX_KERNELS(X, E)          \
-  X(gather, (gatherKernel<E>))             \
-  X(scatter, (scatterKernel<E, false>))    \
-  X(scatterAdd, (scatterKernel<E, true>))
+#define TSGPU_INDEX_KERNELS(X, E)                 \
+  X(gather, (gatherKernel<E>))                    \
+  X(scatter, (scatterKernel<E, Overwrite>))       \
+  X(scatterAdd, (scatterKernel<E, CombineSum>))   \
+  X(scatterReduce, (scatterReduceKernel<E>))

@@ -1,6 +1,7 @@
-// gather, scatter and scatterAdd on cpu (ops/common/index_kernels.h): the
-// index's elements split over the thread pool, except scatterAdd, whose
-// targets may repeat and which therefore runs on one thread.
+// gather, scatter, scatterAdd and scatterReduce on cpu
+// (ops/common/index_kernels.h): the index's elements split over the thread
+// pool, except scatterAdd and scatterReduce, whose targets may repeat and
+// which therefore run on one thread (in index order, as PyTorch's do).
 #include "ops/common/index_kernels.h"
 #include "ops/common/strided_walker.h"
 #include "runtime/thread_pool.h"

@@ -1,8 +1,8 @@
-// gather, scatter and scatterAdd on cuda (ops/common/index_kernels.h): one
-// thread per index element, offsets from OffsetCalc; scatterAdd adds
-// atomically on every numeric dtype (hardware atomics for 32/64-bit types,
-// float16 and bfloat16; a compare-and-swap on the enclosing 32-bit word for
-// int8, uint8 and int16). Queued on the call's stream.
+// gather, scatter, scatterAdd and scatterReduce on cuda
+// (ops/common/index_kernels.h): one thread per index element, offsets from
+// OffsetCalc; scatterAdd and scatterReduce combine atomically on every dtype
+// (ops/common/atomic_ops.h: hardware atomics where CUDA has them, a
+// compare-and-swap loop otherwise). Queued on the call's stream.
 #include "ops/common/index_kernels.h"
 #include "ops/common/offset_calc.h"
 #include "ops/cuda/launch.cuh"

@@ -76,7 +76,14 @@ TEST(functors_division_and_remainder_signs) {
   CHECK_EQ(fn::Remainder()(7.5f, -2.0f), -0.5f);
   CHECK_EQ(fn::Remainder()(uint8_t(7), uint8_t(3)), 1);
   CHECK_EQ(fn::DivFloor()(uint8_t(7), uint8_t(2)), 3);
-  CHECK_EQ(fn::DivFloor()(5, 0), 0);  // no trap on the device path
+  // Integer division by zero is 0 (the value the cuda kernels give; the cpu ops refuse it before running).
+  CHECK_EQ(fn::DivFloor()(5, 0), 0);
+  CHECK_EQ(fn::DivFloor()(-5, 0), 0);
+  CHECK_EQ(fn::DivTrunc()(int64_t(-9), int64_t(0)), 0);
+  CHECK_EQ(fn::DivTrunc()(uint8_t(200), uint8_t(0)), 0);
+  CHECK_EQ(fn::Remainder()(int8_t(-7), int8_t(0)), 0);
+  CHECK_EQ(fn::Remainder()(uint8_t(7), uint8_t(0)), 0);
+  CHECK_EQ(fn::Remainder()(int64_t(1) << 40, int64_t(0)), 0);
 }
 
 TEST(functors_pow_and_extrema) {

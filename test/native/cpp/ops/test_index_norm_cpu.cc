@@ -1,6 +1,7 @@
-// gather, scatter, scatterAdd, layerNorm and rmsNorm on cpu through the
-// registry: index semantics along a dim, repeated scatterAdd targets, number
-// sources, out-of-range indices left alone, normalization of rows.
+// gather, scatter, scatterAdd, scatterReduce, layerNorm and rmsNorm on cpu
+// through the registry: index semantics along a dim, repeated scatterAdd and
+// scatterReduce targets (with and without self's values), number sources,
+// out-of-range indices left alone, normalization of rows.
 #include <cmath>
 #include <vector>
 
@@ -40,6 +41,39 @@ TEST(cpu_scatter_and_scatter_add) {
   std::vector<int64_t> outOfRange = {5, 0, 0};  // [1, 3]: 5 is skipped, nothing is written outside
   run("scatter", {s}, {s, view(outOfRange, {1, 3}), 8.0}, {{"dim", 1.0}});
   CHECK(self == (std::vector<double>{8, -1, 0, 0, -1, -1}));
+}
+
+TEST(cpu_scatter_reduce_with_and_without_self) {
+  const std::vector<float> base = {1, 2, 3, 4, 5, 6};  // [2, 3]
+  std::vector<int64_t> idx = {0, 0, 1, 1};             // [2, 2] into dim 1: row 0 -> 0, 0; row 1 -> 1, 1
+  std::vector<float> src = {10, -20, 7, 0.5f};
+  struct Want {
+    const char* reduce;
+    bool includeSelf;
+    std::vector<float> out;
+  };
+  const Want wants[] = {
+      {"sum", true, {-9, 2, 3, 4, 12.5f, 6}},   {"sum", false, {-10, 2, 3, 4, 7.5f, 6}},
+      {"prod", true, {-200, 2, 3, 4, 17.5f, 6}}, {"prod", false, {-200, 2, 3, 4, 3.5f, 6}},
+      {"amax", true, {10, 2, 3, 4, 7, 6}},       {"amax", false, {10, 2, 3, 4, 7, 6}},
+      {"amin", true, {-20, 2, 3, 4, 0.5f, 6}},   {"amin", false, {-20, 2, 3, 4, 0.5f, 6}},
+  };
+  for (const Want& w : wants) {
+    std::vector<float> self = base;
+    TensorView s = view(self, {2, 3});
+    run("scatterReduce", {s}, {s, view(idx, {2, 2}), view(src, {2, 2})},
+        {{"dim", 1.0}, {"reduce", w.reduce}, {"includeSelf", w.includeSelf ? 1.0 : 0.0}});
+    CHECK(self == w.out);
+  }
+  std::vector<int32_t> ints = {5, 5, 5};  // a number source, combined three times into element 1
+  std::vector<int64_t> same = {1, 1, 1};
+  TensorView iv = view(ints, {3});
+  run("scatterReduce", {iv}, {iv, view(same, {3}), 3.0}, {{"dim", 0.0}, {"reduce", "prod"}, {"includeSelf", 0.0}});
+  CHECK(ints == (std::vector<int32_t>{5, 27, 5}));
+  std::vector<float> self = base;
+  TensorView s = view(self, {2, 3});
+  CHECK_THROWS(run("scatterReduce", {s}, {s, view(idx, {2, 2}), view(src, {2, 2})}, {{"dim", 1.0}, {"reduce", "mean"}}),
+               tsgpu::ArgumentError, "scatterReduce: expected 'sum', 'prod', 'amax' or 'amin' for reduce, got 'mean'");
 }
 
 TEST(cpu_layer_norm_and_rms_norm_rows) {
