@@ -39,6 +39,9 @@ tar -xJf "$archive" -C "$dir/bundle"
 [ -x "$dir/bundle/bin/jupyter-server" ] || die "$archive has no bin/jupyter-server: make it with bench/portable_python.sh --server"
 ln -s "$dir/bundle/bin/jupyter-server" "$dir/bin/jupyter-server"
 export PATH="$dir/bin:$PATH"
+# Only the bundle's folders on its Python's path: a PYTHONPATH or PYTHONHOME
+# meant for the host's Python would bring the host's modules in.
+unset PYTHONPATH PYTHONHOME
 [ "$(command -v jupyter-server)" = "$dir/bin/jupyter-server" ] || die "jupyter-server resolves to $(command -v jupyter-server)"
 version=$(jupyter-server --version 2>&1) || die "the bundle's jupyter-server does not run here: $version"
 echo "gpu_restart_test: jupyter-server $version from $archive ($(stat -c %s "$archive") bytes), $(nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv,noheader -i 0)"
