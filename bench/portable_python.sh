@@ -1,27 +1,45 @@
 #!/usr/bin/env bash
-# A Python for the kernel benchmark on a host without Debian's Jupyter packages.
+# A Python for the kernel benchmark, or a jupyter-server, on a host without
+# Debian's Jupyter packages.
 #
 # The benchmark harnesses (bench/kernel_bench.py, bench/typed_bench.py) run
 # under Debian's /usr/bin/python3 with python3-jupyter-client, python3-zmq and
-# python3-ipykernel, and the python3 peer is that ipykernel. This script packs
-# this machine's Python interpreter, its standard library and exactly the
-# Debian modules the harness and ipykernel import (found by running them, see
-# step 2) with the shared libraries they need, into one relocatable archive
-# for another x86_64 Linux host with the same or a newer glibc:
+# python3-ipykernel, and the python3 peer is that ipykernel; the end-to-end
+# test test/e2e/jupyter_server.test.ts runs Debian's jupyter-server
+# (python3-jupyter-server). This script packs this machine's Python
+# interpreter, its standard library and exactly the Debian modules those
+# programs import (found by running them, see step 2) with the shared
+# libraries they need, into one relocatable archive for another x86_64 Linux
+# host with the same or a newer glibc:
 #
 #   bench/portable_python.sh OUT.tar.xz            (here, on Debian)
+#   bench/portable_python.sh --server OUT.tar.xz   (here, after npm run build)
 #
 #   mkdir -p /tmp/py && tar -xJf OUT.tar.xz -C /tmp/py     (there)
 #   /tmp/py/bin/python3 bench/kernel_bench.py ...
 #   TSGPU_BENCH_PYTHON=/tmp/py/bin/python3 npm run bench:kernel
+#   PATH=/tmp/py/bin:$PATH node node_modules/jest/bin/jest.js dist/test/e2e/jupyter_server.test.js  (--server)
+#
+# Without --server (kernel mode) the bundle is for the harnesses and ipykernel:
+# the whole standard library, the modules they import, byte code. With
+# --server it is for jupyter-server serving kernels, as small as it goes (a
+# few MiB, to travel with a checkout): the modules the server imported while
+# the end-to-end test's CPU case drove it through the client JupyterLab uses
+# (start, cells, interrupt, restarts, shutdown), but none of OPTIONAL (below),
+# which the server imports only when present; of the standard library only
+# the files that run imported; no tests, type stubs, C sources, translations
+# or web assets; sources without docstrings and comments (line numbers kept,
+# see portable_python/strip_sources.py); no byte code.
 #
 # The archive is a prefix:
 #   bin/python3          sh wrapper: PYTHONHOME = the bundle, the bundle's lib/
 #                        first on LD_LIBRARY_PATH, then bin/python3.11 -s "$@"
 #                        (-s: no ~/.local site-packages)
 #   bin/python3.11       the interpreter
-#   lib/python3.X/       standard library (without tests, idlelib, tkinter,
-#                        ensurepip, lib2to3, turtledemo, config-*, caches)
+#   bin/jupyter-server   (--server) sh wrapper: bin/python3 -m jupyter_server "$@"
+#   lib/python3.X/       standard library (kernel mode: all of it but tests,
+#                        idlelib, tkinter, ensurepip, lib2to3, turtledemo,
+#                        config-*, caches; --server: what the run imported)
 #   lib/python3/dist-packages/  the Debian modules used, their metadata
 #                        (entry points: jupyter_client's provisioners), and
 #                        _portable_python.pth, which gives Python's children
@@ -34,25 +52,42 @@
 #                        but not glibc's nor libstdc++/libgcc_s (the host's,
 #                        newer, serve; an older copy first on the library path
 #                        would break other programs)
-#   share/jupyter/kernels/python3/  ipykernel's kernelspec, argv "python3",
-#                        which jupyter_client runs as sys.executable
-# Byte code is included for the modules the run in step 2 imported, so a first
-# kernel start there is not slower than the next ones; the unpacked folder may
-# stay read-only.
+#   share/jupyter/kernels/python3/  (kernel mode) ipykernel's kernelspec, argv
+#                        "python3", which jupyter_client runs as sys.executable
+# In kernel mode byte code is included for the modules the run in step 2
+# imported, so a first kernel start there is not slower than the next ones;
+# the unpacked folder may stay read-only.
 #
 # Before packing, the bundle is checked here: every library any of its ELF
 # files loads is in lib/ (or is glibc's, libstdc++ or libgcc_s), and, in an
-# empty environment, its Python sees only its own folders, finds the
-# provisioner and the kernelspec, and runs cells in an ipykernel.
+# empty environment, its Python sees only its own folders and finds the
+# provisioner; kernel mode: it finds the kernelspec and runs cells in an
+# ipykernel; --server: the end-to-end test passes against the bundle's
+# jupyter-server with a PATH on which no other Python or Jupyter command is,
+# and every module file that server loaded is the bundle's.
 set -euo pipefail
 
-usage="usage: $0 OUT.tar.xz"
+usage="usage: $0 [--server] OUT.tar.xz"
+mode=kernel
+case "${1:-}" in
+  -h|--help) echo "$usage"; exit 0 ;;
+  --server) mode=server; shift ;;
+esac
 [ $# -eq 1 ] || { echo "$usage" >&2; exit 2; }
-case "$1" in -h|--help) echo "$usage"; exit 0 ;; esac
 
 PY=/usr/bin/python3
 BENCH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(dirname "$BENCH")
+HERE=$BENCH/portable_python    # the Python parts of this script
 OUT=$(realpath -m "$1")
+E2E=dist/test/e2e/jupyter_server.test.js
+# Imported by the server only when present (each inside try/except ImportError),
+# left out (--server): notebook (jupyter_server.prometheus shares its metrics;
+# contents managers derived from it), IPython (jupyter_client adds
+# ~/.ipython/kernels to the kernelspec folders), gi (send2trash's GIO backend;
+# its own one serves), curses (tornado's coloured log), bz2 and lzma (shutil,
+# zipfile, tarfile compression), _uuid (uuid's C helper).
+OPTIONAL="notebook IPython gi curses bz2 lzma _uuid"
 
 die() { echo "portable_python: $*" >&2; exit 1; }
 say() { echo "portable_python: $*" >&2; }
@@ -61,10 +96,17 @@ for tool in ldd tar xz readlink realpath; do
   command -v "$tool" >/dev/null || die "$tool is needed"
 done
 [ -x "$PY" ] || die "$PY not found"
-for mod in zmq:python3-zmq jupyter_client:python3-jupyter-client ipykernel:python3-ipykernel; do
+modules="zmq:python3-zmq jupyter_client:python3-jupyter-client"
+if [ $mode = kernel ]; then modules+=" ipykernel:python3-ipykernel"; else modules+=" jupyter_server:python3-jupyter-server"; fi
+for mod in $modules; do
   "$PY" -c "import ${mod%%:*}" 2>/dev/null \
-    || die "$PY cannot import ${mod%%:*}; install Debian's ${mod#*:} (apt-get install python3-jupyter-client python3-ipykernel)"
+    || die "$PY cannot import ${mod%%:*}; install Debian's ${mod#*:} (apt-get install ${mod#*:})"
 done
+if [ $mode = server ]; then
+  NODE=$(command -v node) || die "--server runs the end-to-end test: node is needed"
+  [ -f "$ROOT/$E2E" ] && [ -d "$ROOT/node_modules/jest" ] \
+    || die "--server runs the end-to-end test: expected $ROOT/$E2E and $ROOT/node_modules/jest (npm install, npm run build)"
+fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/portable-python.XXXXXX")
 trap 'rm -rf "$work" "$OUT.partial"' EXIT
@@ -88,16 +130,18 @@ say "Python $VER from $REAL, standard library $STDLIB, modules from $DIST"
 
 cp -p "$REAL" "$stage/bin/python$VER"
 mkdir -p "$stage/lib/python$VER"
-tar -C "$STDLIB" -cf - \
-    --exclude=test --exclude=tests --exclude=idle_test \
-    --exclude=./idlelib --exclude=./tkinter --exclude=./turtle.py --exclude=./turtledemo \
-    --exclude=./ensurepip --exclude=./lib2to3 --exclude=__pycache__ \
-    --exclude='./config-*' --exclude=./dist-packages --exclude=./site-packages \
-    --exclude=./sitecustomize.py \
-    --exclude='./lib-dynload/_test*' --exclude='./lib-dynload/_ctypes_test*' \
-    --exclude='./lib-dynload/_xxtestfuzz*' --exclude='./lib-dynload/xxlimited*' \
-    --exclude='./lib-dynload/_tkinter*' \
-    . | tar -C "$stage/lib/python$VER" -xf -
+if [ $mode = kernel ]; then
+  tar -C "$STDLIB" -cf - \
+      --exclude=test --exclude=tests --exclude=idle_test \
+      --exclude=./idlelib --exclude=./tkinter --exclude=./turtle.py --exclude=./turtledemo \
+      --exclude=./ensurepip --exclude=./lib2to3 --exclude=__pycache__ \
+      --exclude='./config-*' --exclude=./dist-packages --exclude=./site-packages \
+      --exclude=./sitecustomize.py \
+      --exclude='./lib-dynload/_test*' --exclude='./lib-dynload/_ctypes_test*' \
+      --exclude='./lib-dynload/_xxtestfuzz*' --exclude='./lib-dynload/xxlimited*' \
+      --exclude='./lib-dynload/_tkinter*' \
+      . | tar -C "$stage/lib/python$VER" -xf -
+fi  # (--server: after step 2, only what the run imported)
 SITE=$stage/lib/python3/dist-packages
 mkdir -p "$SITE"
 
@@ -144,160 +188,64 @@ _restore()
 EOF
 echo "import _portable_python" > "$SITE/_portable_python.pth"
 
-# ipykernel's kernelspec (its logos and kernel.json), run as sys.executable.
-clean_env PYDEVD_DISABLE_FILE_VALIDATION=1 "$PY" -c '
+if [ $mode = kernel ]; then
+  # ipykernel's kernelspec (its logos and kernel.json), run as sys.executable.
+  clean_env PYDEVD_DISABLE_FILE_VALIDATION=1 "$PY" -c '
 import sys
 from ipykernel.kernelspec import write_kernel_spec
 write_kernel_spec(sys.argv[1], overrides={"argv": ["python3", "-m", "ipykernel_launcher", "-f", "{connection_file}"]})
 ' "$stage/share/jupyter/kernels/python3"
-
-# ---- 2. Which Debian modules: run the harness's calls against ipykernel ------
-# sitecustomize.py (imported after site and the .pth files) writes, at exit,
-# the file of every module loaded; PYTHONPATH passes it on to the kernel,
-# which is shut down by request so that it exits by itself and writes too.
-cat > "$work/trace/sitecustomize.py" <<'EOF'
-import atexit, os, sys
-_log = os.environ["PORTABLE_PYTHON_TRACE"]
-_at_start = set(sys.modules) - {"__main__"}  # loaded by site and .pth files, before any program
-
-
-def _main_module():
-    """The module of `python -m NAME` (by exit, ipykernel has replaced sys.modules["__main__"])."""
-    argv = sys.orig_argv
-    for i, arg in enumerate(argv[1:-1], 1):
-        if arg == "-m":
-            import importlib.util
-            spec = importlib.util.find_spec(argv[i + 1])
-            return spec.origin if spec else None
-        if not arg.startswith("-"):
-            return None
-
-
-def _write():
-    with open(_log, "a") as f:
-        main = _main_module()
-        if main:
-            f.write(f"{os.getpid()}\trun\t{main}\n")
-        for name, module in list(sys.modules.items()):
-            file = getattr(module, "__file__", None)
-            for path in [file] if file else list(getattr(module, "__path__", None) or []):
-                f.write(f"{os.getpid()}\t{'site' if name in _at_start else 'run'}\t{path}\n")
-
-
-atexit.register(_write)
+else
+  cat > "$stage/bin/jupyter-server" <<'EOF'
+#!/bin/sh
+# Jupyter's server from a portable Python bundle (made by bench/portable_python.sh --server).
+exec "$(dirname "$(readlink -f "$0")")/python3" -m jupyter_server "$@"
 EOF
-cat > "$work/drive.py" <<'EOF'
-"""What the harnesses do with a python3 kernel: import, start, wait, run cells (one prints, one fails), describe."""
-import sys
-sys.path.insert(0, sys.argv[1])
-import bench_common, kernel_bench, typed_bench  # noqa: F401  (the harnesses' own imports)
+  chmod 755 "$stage/bin/jupyter-server"
+fi
 
-seconds, km, kc = kernel_bench.first_reply("python3")
-try:
-    kc.wait_for_ready(timeout=60)
-    bench_common.run_cells(kc, "1+1", 3)
-    out = []
-    kc.execute_interactive("print('hello')", timeout=30, output_hook=out.append)
-    assert any(m["msg_type"] == "stream" and m["content"]["text"] == "hello\n" for m in out), out
-    reply = kc.execute_interactive("1/0", timeout=30, output_hook=lambda m: None)
-    assert reply["content"]["status"] == "error", reply["content"]
-finally:
-    kc.stop_channels()
-    km.shutdown_kernel()  # not now=True: the kernel exits by itself and writes its list
-bench_common.machine()
-kernel_bench.describe_spec("python3")
-del kc, km
-EOF
-say "running ipykernel under $PY to see what it and the harness import"
-clean_env PYTHONPATH="$work/trace" PORTABLE_PYTHON_TRACE="$work/trace.log" PYTHONDONTWRITEBYTECODE=1 \
-  JUPYTER_PATH="$stage/share/jupyter" PYDEVD_DISABLE_FILE_VALIDATION=1 \
-  "$PY" "$work/drive.py" "$BENCH" || die "the traced run of ipykernel failed"
-[ "$(cut -f1 "$work/trace.log" | sort -u | wc -l)" -ge 2 ] || die "the kernel did not write its module list"
-grep -q "/ipykernel/ipkernel.py\$" "$work/trace.log" || die "the module list lacks ipykernel.ipkernel"
+# ---- 2. Which Debian modules: run the programs and list what they import -----
+# portable_python/trace_imports.py, as sitecustomize.py (imported after site
+# and the .pth files), writes at exit the file of every module loaded;
+# PYTHONPATH passes it on to the Pythons a run starts, which are shut down by
+# request so that they exit by themselves and write too.
+cp "$HERE/trace_imports.py" "$work/trace/sitecustomize.py"
+if [ $mode = kernel ]; then
+  say "running ipykernel under $PY to see what it and the harness import"
+  clean_env PYTHONPATH="$work/trace" PORTABLE_PYTHON_TRACE="$work/trace.log" PYTHONDONTWRITEBYTECODE=1 \
+    JUPYTER_PATH="$stage/share/jupyter" PYDEVD_DISABLE_FILE_VALIDATION=1 \
+    "$PY" "$HERE/drive_kernel.py" "$BENCH" || die "the traced run of ipykernel failed"
+  grep -q "/ipykernel/ipkernel.py\$" "$work/trace.log" || die "the module list lacks ipykernel.ipkernel"
+else
+  # The end-to-end test's CPU case (a cell, %memory, an interrupt, 5 restarts)
+  # against Debian's server, with OPTIONAL made unimportable.
+  mkdir -p "$work/tracebin"
+  printf '#!/bin/sh\nexec %s -m jupyter_server "$@"\n' "$PY" > "$work/tracebin/jupyter-server"
+  chmod 755 "$work/tracebin/jupyter-server"
+  say "running $E2E against $PY -m jupyter_server to see what the server imports"
+  (cd "$ROOT" && clean_env PATH="$work/tracebin:/usr/bin:/bin" PYTHONPATH="$work/trace" \
+      PORTABLE_PYTHON_TRACE="$work/trace.log" PORTABLE_PYTHON_BLOCK="$OPTIONAL" PYTHONDONTWRITEBYTECODE=1 \
+      TSGPU_RESTARTS=5 "$NODE" node_modules/jest/bin/jest.js --ci "$E2E" > "$work/e2e-trace.txt" 2>&1) \
+    || die "the traced run of $E2E failed: $(tail -40 "$work/e2e-trace.txt")"
+  grep -q "/jupyter_server/__main__.py\$" "$work/trace.log" || die "the module list lacks jupyter_server.__main__"
+fi
+[ -s "$work/trace.log" ] || die "the traced run wrote no module list"
+[ $mode = server ] || [ "$(cut -f1 "$work/trace.log" | sort -u | wc -l)" -ge 2 ] || die "the kernel did not write its module list"
 
-# From the list: the top-level entries of the site folders to copy, with the
-# metadata of their distributions and the .pth files of the Debian packages
-# that installed them; and the .py files to compile. Modules only .pth files
-# loaded (before any program ran: 'site') are not taken.
-clean_env "$PY" - "$work" "$STDLIB" "$DIST" "$VER" "$BENCH" <<'EOF'
-import importlib.metadata, os, re, subprocess, sys
-work, stdlib, dist, ver, bench = sys.argv[1:]
-roots = [dist, os.path.join(stdlib, "dist-packages")]  # both are Debian's site folders
-tops, compile_, elsewhere = set(), set(), set()
-with open(os.path.join(work, "trace.log")) as f:
-    for line in f:
-        _, when, path = line.rstrip("\n").split("\t")
-        root = next((r for r in roots if path.startswith(r + "/")), None)
-        if root:
-            rel = os.path.relpath(path, root)
-            if when == "run":
-                tops.add((root, rel.split("/")[0]))
-                if path.endswith(".py"):
-                    compile_.add(f"lib/python3/dist-packages/{rel}")
-        elif path.startswith(stdlib + "/"):
-            if path.endswith(".py") and os.path.isfile(path):
-                compile_.add(f"lib/python{ver}/{os.path.relpath(path, stdlib)}")
-        elif when == "run" and not path.startswith((bench + "/", work + "/")):
-            elsewhere.add(path)
-if elsewhere:
-    print("portable_python: not bundled (outside Debian's folders): " + ", ".join(sorted(elsewhere)), file=sys.stderr)
-
-def norm(name):
-    return re.sub(r"[-_.]+", "_", name).lower()
-
-def module_name(entry):  # six.py -> six, _brotli.cpython-311-x86_64-linux-gnu.so -> _brotli
-    return entry.split(".")[0]
-
-names = {norm(module_name(e)) for _, e in tops}
-meta = set()
-for root in roots:
-    if not os.path.isdir(root):
-        continue
-    for entry in os.listdir(root):
-        if not entry.endswith((".dist-info", ".egg-info")):
-            continue
-        provides = {norm(entry.split("-")[0])}
-        path = os.path.join(root, entry)
-        if os.path.isdir(path):
-            d = importlib.metadata.Distribution.at(path)
-            top_level = d.read_text("top_level.txt")
-            if top_level:
-                provides |= {norm(t) for t in top_level.split()}
-            else:
-                provides |= {norm(module_name(str(p).split("/")[0])) for p in d.files or [] if not str(p).startswith("..")}
-        if provides & names:
-            meta.add((root, entry))
-
-# .pth files: those installed by the Debian packages that installed a copied module.
-def owners(paths):
-    """path -> the Debian packages that installed it (dpkg-query -S)."""
-    if not paths:
-        return {}
-    r = subprocess.run(["dpkg-query", "-S", *paths], capture_output=True, text=True)
-    pairs = (line.split(": ", 1) for line in r.stdout.splitlines() if ": " in line)
-    return {path: set(packages.split(", ")) for packages, path in pairs}
-
-pth = set()
-try:
-    packages = set().union(*owners([os.path.join(r, e) for r, e in tops]).values())
-    pth_files = [os.path.join(r, e) for r in roots if os.path.isdir(r) for e in os.listdir(r) if e.endswith(".pth")]
-    pth = {(os.path.dirname(path), os.path.basename(path)) for path, by in owners(pth_files).items() if by & packages}
-except FileNotFoundError:
-    print("portable_python: no dpkg-query, so no .pth files are copied", file=sys.stderr)
-
-with open(os.path.join(work, "copy.txt"), "w") as f:
-    f.write("".join(os.path.join(root, entry) + "\n" for root, entry in sorted(tops | meta | pth)))
-with open(os.path.join(work, "compile.txt"), "w") as f:
-    f.write("".join(p + "\n" for p in sorted(compile_)))
-print("portable_python: modules: " + " ".join(sorted(e for _, e in tops)), file=sys.stderr)
-print("portable_python: metadata and .pth: " + " ".join(sorted(e for _, e in meta | pth)), file=sys.stderr)
-EOF
+# From the list: what to copy (see portable_python/select_modules.py).
+clean_env "$PY" "$HERE/select_modules.py" "$work" "$STDLIB" "$DIST" "$VER" "$BENCH" "$mode"
 
 # Copied with links followed (Debian's debugpy links to pydevd's files beside it).
+skip=(--exclude=__pycache__)
+if [ $mode = server ]; then
+  skip+=(--exclude=tests --exclude=test --exclude=benchmarks --exclude='*.pyi' --exclude=py.typed
+         --exclude='*.pxd' --exclude='*.pxi' --exclude='*.pyx' --exclude='*.[ch]'
+         --exclude='*.po' --exclude='*.pot' --exclude='*.mo' --exclude=jupyter_server/static)
+  tar -C "$STDLIB" -cf - -T "$work/stdlib.txt" | tar -C "$stage/lib/python$VER" -xf -
+fi
 while IFS= read -r src; do
-  cp -RLp "$src" "$SITE/"
+  tar -C "$(dirname "$src")" -chf - "${skip[@]}" "$(basename "$src")" | tar -C "$SITE" -xf -
 done < "$work/copy.txt"
-find "$stage" -name __pycache__ -type d -prune -exec rm -rf {} +
 
 # ---- 3. Shared libraries -----------------------------------------------------
 # glibc's (the host's own is newer) and libstdc++/libgcc_s (ditto, and an older
@@ -327,10 +275,14 @@ while read -r name path; do
   from_host "$name" || cp -L "$path" "$stage/lib/$name"
 done < "$work/libs.txt"
 
-# ---- 4. Byte code of the modules the run imported -----------------------------
-echo "lib/python3/dist-packages/_portable_python.py" >> "$work/compile.txt"
-clean_env PYTHONDONTWRITEBYTECODE=1 sh -c 'cd "$1" && "$1/bin/python3" -m compileall -q -i "$2" >/dev/null' _ "$stage" "$work/compile.txt" \
-  || die "compiling the modules failed"
+# ---- 4. Byte code (kernel mode) or leaner sources (--server) ----------------
+if [ $mode = kernel ]; then
+  echo "lib/python3/dist-packages/_portable_python.py" >> "$work/compile.txt"
+  clean_env PYTHONDONTWRITEBYTECODE=1 sh -c 'cd "$1" && "$1/bin/python3" -m compileall -q -i "$2" >/dev/null' _ "$stage" "$work/compile.txt" \
+    || die "compiling the modules failed"
+else
+  say "$(clean_env "$PY" "$HERE/strip_sources.py" "$stage/lib")"
+fi
 
 # ---- 5. Checks ---------------------------------------------------------------
 # Every library every ELF file here loads, with the bundle's lib/ first, is in lib/ or is the host's by choice.
@@ -343,40 +295,36 @@ done > "$work/outside.txt"
 [ ! -s "$work/outside.txt" ] || die "libraries from outside the bundle: $(cat "$work/outside.txt")"
 
 say "checking the bundle in an empty environment"
-clean_env PYTHONDONTWRITEBYTECODE=1 PYDEVD_DISABLE_FILE_VALIDATION=1 "$stage/bin/python3" - <<'EOF' || die "the bundle's check failed"
-import os, sys
-root = sys.prefix + os.sep
-outside = [p for p in sys.path if p and not p.startswith(root)]
-assert not outside, f"sys.path has folders outside the bundle: {outside}"
-import zmq, jupyter_client, ipykernel
-from jupyter_client.kernelspec import KernelSpecManager
-from jupyter_client.manager import start_new_kernel
-from jupyter_client.provisioning import KernelProvisionerFactory
-assert "local-provisioner" in KernelProvisionerFactory.instance().get_provisioner_entries(), "no local-provisioner entry point"
-spec = KernelSpecManager().get_kernel_spec("python3")
-assert spec.resource_dir.startswith(root) and spec.argv[0] == "python3", (spec.resource_dir, spec.argv)
-assert sys.executable == root + "bin/python3", sys.executable
-assert "PYTHONHOME" not in os.environ and "LD_LIBRARY_PATH" not in os.environ, "the caller's environment was not given back"
-km, kc = start_new_kernel(kernel_name="python3", startup_timeout=60)
-try:
-    out = []
-    # (a kernel puts its working folder on sys.path for the user's modules)
-    code = "import os, sys; print(sys.prefix, [p for p in sys.path if p and p != os.getcwd() and not p.startswith(sys.prefix + '/')])"
-    reply = kc.execute_interactive(code, timeout=30, output_hook=out.append)
-    text = "".join(m["content"]["text"] for m in out if m["msg_type"] == "stream")
-    assert reply["content"]["status"] == "ok" and text == f"{sys.prefix} []\n", f"the kernel's prefix and paths outside it: {text!r}"
-    reply = kc.execute_interactive("1/0", timeout=30, output_hook=lambda m: None)
-    assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "ZeroDivisionError", reply["content"]
-finally:
-    kc.stop_channels()
-    km.shutdown_kernel(now=True)
-del kc, km
-print(f"Python {sys.version.split()[0]}, zmq {zmq.__version__} (libzmq {zmq.zmq_version()}), "
-      f"jupyter_client {jupyter_client.__version__}, ipykernel {ipykernel.__version__}; sys.path: {sys.path[1:]}")
-EOF
+clean_env PYTHONDONTWRITEBYTECODE=1 PYDEVD_DISABLE_FILE_VALIDATION=1 "$stage/bin/python3" - "$mode" < "$HERE/check_bundle.py" \
+  || die "the bundle's check failed"
+if [ $mode = server ]; then
+  # The end-to-end test against the bundle's jupyter-server, on a PATH with
+  # this machine's commands but no Python and no Jupyter command of its own;
+  # the module list (the same tracing) shows where the server's modules came from.
+  mkdir -p "$work/hostbin"
+  for f in /usr/bin/* /bin/*; do
+    case "${f##*/}" in python*|pydoc*|jupyter*|ipython*|ipykernel*) continue ;; esac
+    [ -e "$work/hostbin/${f##*/}" ] || ln -s "$f" "$work/hostbin/${f##*/}"
+  done
+  : > "$work/trace.log"
+  say "running $E2E against the bundle's jupyter-server"
+  (cd "$ROOT" && clean_env PATH="$stage/bin:$work/hostbin" PYTHONNOUSERSITE=1 PYTHONPATH="$work/trace" \
+      PORTABLE_PYTHON_TRACE="$work/trace.log" PYTHONDONTWRITEBYTECODE=1 \
+      TSGPU_RESTARTS=5 "$NODE" node_modules/jest/bin/jest.js --ci "$E2E" > "$work/e2e-bundle.txt" 2>&1) \
+    || die "$E2E failed against the bundle: $(tail -60 "$work/e2e-bundle.txt")"
+  grep -qE "^Tests: .*[1-9][0-9]* passed" "$work/e2e-bundle.txt" || die "$E2E passed nothing against the bundle: $(tail -20 "$work/e2e-bundle.txt")"
+  grep -q "	$stage/lib/python3/dist-packages/jupyter_server/__main__.py\$" "$work/trace.log" \
+    || die "the server the test ran was not the bundle's"
+  outside=$(cut -f3 "$work/trace.log" | grep -v "^$stage/" | grep -v "^$work/trace/" | sort -u || true)
+  [ -z "$outside" ] || die "the bundle's server loaded modules from outside it: $outside"
+  say "$E2E: $(grep -E "^Tests:" "$work/e2e-bundle.txt") against the bundle's jupyter-server, all $(cut -f3 "$work/trace.log" | sort -u | wc -l) module files from the bundle"
+fi
+[ $mode = kernel ] || find "$stage" -name __pycache__ -type d -prune -exec rm -rf {} +  # (none should have been written)
 
 # ---- 6. Pack -----------------------------------------------------------------
+# xz's x86 filter before LZMA2 shrinks the ELF files by a tenth more.
 say "packing $OUT"
-tar -C "$stage" --owner=0 --group=0 --numeric-owner -cf - bin lib share | xz -9 -T2 > "$OUT.partial"
+tar -C "$stage" --owner=0 --group=0 --numeric-owner --sort=name -cf - bin lib $([ -d "$stage/share" ] && echo share) \
+  | xz --x86 --lzma2=preset=9e -T2 > "$OUT.partial"
 mv "$OUT.partial" "$OUT"
-say "$OUT: $(du -h "$OUT" | cut -f1) ($(du -sh "$stage" | cut -f1) unpacked); unpack with: mkdir -p DIR && tar -xJf $OUT -C DIR, then run DIR/bin/python3"
+say "$OUT: $(stat -c %s "$OUT") bytes, $(du -h "$OUT" | cut -f1) ($(du -sh "$stage" | cut -f1) unpacked); unpack with: mkdir -p DIR && tar -xJf $OUT -C DIR, then run DIR/bin/python3"
