@@ -110,7 +110,12 @@ describe('cuda launch queue', () => {
     torch.cuda.synchronize();
     const start = torch.cuda.memoryAllocated();
     const xs: torch.Tensor[] = [];
-    for (let i = 0; i < 200; i++) xs.push(torch.full([1 << 16], i, { device: 'cuda' }).mul(2).add(1));
+    for (let i = 0; i < 200; i++) {
+      const f = torch.full([1 << 16], i, { device: 'cuda' });
+      const m = f.mul(2);
+      xs.push(m.add(1));
+      [f, m].forEach((t) => t.dispose());
+    }
     expect(torch.cuda.memoryAllocated()).toBe(start + 200 * (1 << 18)); // counted at once, queue or not
     const keep = xs[199].clone();
     xs.forEach((t) => t.dispose());

@@ -44,3 +44,20 @@ export function errorOf(fn: () => unknown): Error & { code?: string } {
   }
   throw new Error('expected an error');
 }
+
+/**
+ * Collects the garbage of this process (tensors that other test files of the
+ * same jest worker dropped without dispose) and lets the runtime's finalizers
+ * free their storages, so that a measurement of allocated memory that follows
+ * sees only what the test itself does.
+ */
+export async function collectGarbage(): Promise<void> {
+  // eslint-disable-next-line @typescript-eslint/no-var-requires
+  require('v8').setFlagsFromString('--expose-gc');
+  // eslint-disable-next-line @typescript-eslint/no-var-requires
+  const gc = require('vm').runInNewContext('gc') as () => void;
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 0)); // finalization callbacks run as tasks
+  }
+}

@@ -9,6 +9,7 @@
  * torch_nn.test.ts and torch_api.test.ts.
  */
 import * as torch from '../../native/index';
+import { collectGarbage } from './helpers';
 
 torch.manualSeed(77);
 // Made inside tidy: no garbage tensors of the set-up are left for the collector to free during a measurement.
@@ -33,6 +34,9 @@ const { logits, img, target, imgTarget, probs, weight, table, ids, q, logits64, 
     idx32: torch.tensor([1, 0, 1], { dtype: 'int32' }),
   };
 });
+
+// Tensors that earlier test files of this jest worker dropped are freed now, not during a measurement.
+beforeEach(collectGarbage);
 
 function leavesNothing(name: string, f: () => torch.Tensor): void {
   test(name, () => {

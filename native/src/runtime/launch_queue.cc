@@ -3,10 +3,37 @@
 #include <chrono>
 #include <exception>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 #include "base/errors.h"
 #include "core/backend.h"
 
 namespace tsgpu {
+
+namespace {
+
+/** One step of a busy wait: tells the core another thread may need it (the sibling hyperthread runs on). */
+inline void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
+/** Asks for the memory a queued call's kernel will read, while the previous call is being launched. */
+void prefetchCall(const OpCall& call) {
+  const auto lines = [](const void* p, size_t bytes) {
+    const char* c = static_cast<const char*>(p);
+    for (size_t i = 0; i < bytes; i += 64) __builtin_prefetch(c + i);
+  };
+  lines(&call, sizeof(OpCall));
+  lines(call.outputs.data(), call.outputs.size() * sizeof(TensorView));
+  lines(call.inputs.data(), call.inputs.size() * sizeof(TensorView));
+  lines(call.attrs.data(), call.attrs.size() * sizeof(AttrValue));
+}
+
+}  // namespace
 
 LaunchQueue::LaunchQueue(Backend* backend, RunFn run) : backend_(backend), run_(run), slots_(kSlots) {
   thread_ = std::thread([this] { loop(); });
@@ -47,9 +74,11 @@ void LaunchQueue::drain() {
 }
 
 void LaunchQueue::rethrowFailure() {
+  if (!anyFailure_.load(std::memory_order_acquire)) return;  // the common case, without the lock
   std::string code, message;
   {
     std::lock_guard<std::mutex> lock(failureMutex_);
+    anyFailure_.store(false, std::memory_order_release);
     if (!failed_) return;
     failed_ = false;
     code.swap(failureCode_);
@@ -66,7 +95,12 @@ void LaunchQueue::loop() {
       // Poll a little (the next op of a loop comes within microseconds), then sleep.
       const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
       bool work = false;
-      while (!work && std::chrono::steady_clock::now() < until) work = t != head_.load(std::memory_order_acquire);
+      while (!work && std::chrono::steady_clock::now() < until) {
+        for (int k = 0; k < 16 && !work; ++k) {
+          relax();
+          work = t != head_.load(std::memory_order_acquire);
+        }
+      }
       if (!work) {
         std::unique_lock<std::mutex> lock(sleepMutex_);
         sleeping_.store(true, std::memory_order_seq_cst);
@@ -79,6 +113,7 @@ void LaunchQueue::loop() {
       continue;
     }
     OpCall& call = slots_[t % kSlots];
+    if (t + 1 < head_.load(std::memory_order_acquire)) prefetchCall(slots_[(t + 1) % kSlots]);
     try {
       if (!activated && backend_ != nullptr) backend_->activate();
       activated = true;
@@ -89,6 +124,7 @@ void LaunchQueue::loop() {
         failed_ = true;
         failureCode_ = e.code();
         failureMessage_ = e.what();
+        anyFailure_.store(true, std::memory_order_release);
       }
     } catch (const std::exception& e) {
       std::lock_guard<std::mutex> lock(failureMutex_);
@@ -96,6 +132,7 @@ void LaunchQueue::loop() {
         failed_ = true;
         failureCode_ = "TSGPU_INTERNAL";
         failureMessage_ = std::string(call.name()) + ": " + e.what();
+        anyFailure_.store(true, std::memory_order_release);
       }
     }
     tail_.store(t + 1, std::memory_order_release);

@@ -76,13 +76,16 @@ class LaunchQueue {
   Backend* backend_;  // activated on the queue's thread
   RunFn run_;
   std::vector<OpCall> slots_;             // ring of kSlots calls; vectors keep their capacity
-  std::atomic<uint64_t> head_{0};         // calls submitted (the next slot to fill is head_ % kSlots)
-  std::atomic<uint64_t> tail_{0};         // calls run (the next slot to run is tail_ % kSlots)
-  std::atomic<bool> sleeping_{false};     // the thread waits on wake_
+  // The three words both threads touch each have a cache line, so that a store to one does not take the
+  // others' line away from the thread reading them.
+  alignas(64) std::atomic<uint64_t> head_{0};      // calls submitted (the next slot to fill is head_ % kSlots)
+  alignas(64) std::atomic<uint64_t> tail_{0};      // calls run (the next slot to run is tail_ % kSlots)
+  alignas(64) std::atomic<bool> sleeping_{false};  // the thread waits on wake_
   std::atomic<bool> stop_{false};         // the destructor asks the thread to end
   std::mutex submitMutex_;                // one submitter at a time (several JavaScript threads)
   std::mutex sleepMutex_;                 // guards the thread's wait on wake_
   std::condition_variable wake_;          // new work or stop_
+  std::atomic<bool> anyFailure_{false};   // failed_, readable without the lock
   std::mutex failureMutex_;               // guards the three fields below
   bool failed_ = false;                   // a queued call threw
   std::string failureCode_;               // its error code (TSGPU_CUDA, TSGPU_ARG, ...)
