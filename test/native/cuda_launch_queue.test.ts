@@ -11,6 +11,7 @@
  * Run on a GPU machine: node node_modules/jest/bin/jest.js dist/test/native/cuda_launch_queue
  */
 import * as torch from '../../native/index';
+import { collectGarbage } from './helpers';
 
 const available = torch.cuda.isAvailable();
 const cudaTest = available ? test : test.skip;
@@ -106,12 +107,13 @@ describe('cuda launch queue', () => {
     [x, h].forEach((t) => t.dispose());
   });
 
-  cudaTest('emptyCache and memory statistics with calls queued', () => {
+  cudaTest('emptyCache and memory statistics with calls queued', async () => {
+    await collectGarbage(); // tensors other test files dropped are freed now, not during the count
     torch.cuda.synchronize();
     const start = torch.cuda.memoryAllocated();
     const xs: torch.Tensor[] = [];
     for (let i = 0; i < 200; i++) {
-      const f = torch.full([1 << 16], i, { device: 'cuda' });
+      const f = torch.full([1 << 16], i, { device: 'cuda', dtype: 'float32' });
       const m = f.mul(2);
       xs.push(m.add(1));
       [f, m].forEach((t) => t.dispose());
