@@ -12,7 +12,7 @@
  * free (the worker posts a wake-up) and from inside cells' loops (`pump`,
  * called by the interrupt check).
  */
-import { Worker } from "worker_threads";
+import type { Worker } from "worker_threads";
 import { join } from "path";
 import * as zmq from "zeromq";
 import { Message, Origin, reply } from "../protocol/message";
@@ -51,6 +51,10 @@ const kMaxUnheard = 256;
 const kWorkerDelayMs = 100;
 /** Requests held while the kernel starts, at most (more are dropped and logged). */
 const kMaxEarly = 1000;
+/** Node's threads module, loaded when the first thread starts (after the first kernel_info reply). */
+function threads(): typeof import("worker_threads") {
+  return require("worker_threads") as typeof import("worker_threads");
+}
 /** Frames for the worker travel unsigned: it signs them. */
 const unsigned = new Signer("");
 /** How long zeromq may keep trying to deliver queued messages once a socket is closed (ms). */
@@ -126,7 +130,7 @@ export class Transport {
   /** Starts the socket thread; resolves once it has bound control, stdin and heartbeat. */
   private startWorker(workerData: WorkerInit): Promise<void> {
     if (this.closed) return Promise.resolve();
-    const worker = new Worker(join(__dirname, "worker.js"), { workerData, stdout: false, stderr: false });
+    const worker = new (threads().Worker)(join(__dirname, "worker.js"), { workerData, stdout: false, stderr: false });
     this.worker = worker;
     return new Promise<void>((resolve, reject) => {
       worker.once("error", reject);
@@ -283,7 +287,7 @@ export class Transport {
    */
   watchSigint(): void {
     process.removeAllListeners("SIGINT");
-    const w = new Worker(join(__dirname, "sigint.js"), {
+    const w = new (threads().Worker)(join(__dirname, "sigint.js"), {
       workerData: { interruptFlag: this.interruptFlag.buffer, park: new SharedArrayBuffer(4) },
       stdout: false, stderr: false,
     });
