@@ -47,6 +47,8 @@ const kRelayBytes = 1 << 20;
  * after a restart, when each socket of the client reconnects on its own timer).
  */
 const kMaxUnheard = 256;
+/** …and at most this many bytes of them. */
+const kMaxUnheardBytes = 16 << 20;
 /** How long after binding shell and iopub the socket thread starts if no kernel_info came first (ms). */
 const kWorkerDelayMs = 100;
 /** Requests held while the kernel starts, at most (more are dropped and logged). */
@@ -78,6 +80,7 @@ export class Transport {
   private subscribed = false;
   /** Frames of the iopub messages sent before the first subscription, in order (see kMaxUnheard). */
   private readonly unheard: Buffer[][] = [];
+  private unheardBytes = 0;
   private closed = false;
   /** The device figures last sent to the worker, as JSON. */
   private lastDeviceUsage = "{}";
@@ -194,7 +197,10 @@ export class Transport {
       const first = !this.subscribed;
       this.subscribed = true;
       this.sendFrames(this.iopub, encode(welcome, this.signer));
-      if (first) for (const frames of this.unheard.splice(0)) this.sendFrames(this.iopub, frames);
+      if (first) {
+        this.unheardBytes = 0;
+        for (const frames of this.unheard.splice(0)) this.sendFrames(this.iopub, frames);
+      }
     }
   }
 
@@ -249,9 +255,12 @@ export class Transport {
     if (!sock || sock.closed) return;
     if (sock === this.iopub && !this.subscribed) {
       // Nobody would hear it: keep it for the first subscriber.
-      if (this.unheard.push(frames) > kMaxUnheard) {
-        this.unheard.shift();
-        this.drops.drop("outgoing iopub", "no subscriber yet", `an iopub message published before any subscription was dropped (${kMaxUnheard} kept for the first subscriber)`);
+      this.unheard.push(frames);
+      this.unheardBytes += frames.reduce((n, f) => n + f.length, 0);
+      while (this.unheard.length > kMaxUnheard || (this.unheardBytes > kMaxUnheardBytes && this.unheard.length > 1)) {
+        this.unheardBytes -= this.unheard.shift()!.reduce((n, f) => n + f.length, 0);
+        this.drops.drop("outgoing iopub", "no subscriber yet", `published before anyone subscribed (the first subscriber `
+          + `gets at most ${kMaxUnheard} messages and ${kMaxUnheardBytes >> 20} MiB of what came before it)`);
       }
       return;
     }
