@@ -1,6 +1,7 @@
 /**
  * The first thing a kernel process does: read the connection file, bind the
- * shell and iopub sockets and start the socket worker (control, stdin,
+ * shell and iopub sockets (or take over those the launcher bound: see
+ * transport/listen_fds.ts) and start the socket worker (control, stdin,
  * heartbeat), before the main thread loads the execution engine (swc, acorn,
  * the magics…). Requests are held until the kernel says it is serving, except
  * a first kernel_info_request, answered at once: a client sees the kernel
