@@ -6,15 +6,14 @@
  * without it: the kernel binds its ports itself and says why it fails.
  */
 import { spawn, spawnSync } from "child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "fs";
+import { existsSync, mkdtempSync, rmSync } from "fs";
 import { createConnection, createServer, Server } from "net";
 import { tmpdir } from "os";
 import { join } from "path";
-import { randomBytes } from "crypto";
-import { freePort, KernelClient } from "../../kernel/transport/client";
+import { KernelClient } from "../../kernel/transport/client";
 import { kernelspecArgv } from "../../kernel/install";
 import { ConnectionInfo } from "../../kernel/protocol/connection";
-import { kernelArgv, ofType, ROOT } from "../helpers";
+import { kernelArgv, ofType, ROOT, writeConnectionFile } from "../helpers";
 
 jest.setTimeout(60000);
 
@@ -28,17 +27,9 @@ function tempDir(): string {
   return d;
 }
 
-async function connectionFile(overrides: Partial<ConnectionInfo> = {}): Promise<{ file: string; info: ConnectionInfo }> {
-  const p: number[] = [];
-  for (let i = 0; i < 5; i++) p.push(await freePort());
-  const info: ConnectionInfo = {
-    transport: "tcp", ip: "127.0.0.1", shell_port: p[0], control_port: p[1], stdin_port: p[2], iopub_port: p[3], hb_port: p[4],
-    key: randomBytes(16).toString("hex"), signature_scheme: "hmac-sha256", ...overrides,
-  };
-  const file = join(tempDir(), "kernel.json");
-  // Pretty-printed with a nested field, as connection files of some clients are.
-  writeFileSync(file, JSON.stringify({ ...info, extra: { nested: [1, "two", { three: null }] } }, null, 2));
-  return { file, info };
+/** A connection file in a folder of its own, with a nested field the kernel does not read. */
+function connectionFile(overrides: Partial<ConnectionInfo> = {}): Promise<{ file: string; info: ConnectionInfo }> {
+  return writeConnectionFile(tempDir(), overrides, { extra: { nested: [1, "two", { three: null }] } });
 }
 
 /** Whether something listens on the loopback port. */

@@ -6,16 +6,14 @@
  * iopub_welcome, so that a client waiting for a request's idle still gets it.
  */
 import { spawn } from "child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "fs";
+import { mkdtempSync, rmSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
-import { randomBytes } from "crypto";
 import * as zmq from "zeromq";
-import { freePort } from "../../kernel/transport/client";
 import { decode, encode, Signer } from "../../kernel/protocol/wire";
 import { Message, newHeader } from "../../kernel/protocol/message";
-import { ConnectionInfo, endpoint } from "../../kernel/protocol/connection";
-import { kernelArgv } from "../helpers";
+import { endpoint } from "../../kernel/protocol/connection";
+import { kernelArgv, writeConnectionFile } from "../helpers";
 
 jest.setTimeout(60000);
 
@@ -28,15 +26,8 @@ function request(type: string): Message {
 /** A kernel started on a connection file of our own, with a shell socket only (no iopub subscription yet). */
 async function startBare() {
   const dir = mkdtempSync(join(tmpdir(), "tsgpu-late-iopub-"));
-  const ports = [];
-  for (let i = 0; i < 5; i++) ports.push(await freePort());
-  const info: ConnectionInfo = {
-    transport: "tcp", ip: "127.0.0.1", shell_port: ports[0], control_port: ports[1], stdin_port: ports[2], iopub_port: ports[3],
-    hb_port: ports[4], key: randomBytes(16).toString("hex"), signature_scheme: "hmac-sha256",
-  };
+  const { file, info } = await writeConnectionFile(dir);
   const signer = new Signer(info.key, info.signature_scheme);
-  const file = join(dir, "kernel.json");
-  writeFileSync(file, JSON.stringify(info));
   const argv = kernelArgv().map((a) => a.replace("{connection_file}", file));
   const proc = spawn(argv[0], argv.slice(1), { stdio: ["ignore", "inherit", "pipe"], env: { ...process.env, TSGPU_HISTORY_FILE: join(dir, "h.jsonl") } });
   let stderr = "";
