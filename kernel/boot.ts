@@ -1,6 +1,7 @@
 /**
  * The first thing a kernel process does: read the connection file, bind the
- * shell and iopub sockets and start the socket worker (control, stdin,
+ * shell and iopub sockets (or take over those the launcher bound: see
+ * transport/listen_fds.ts) and start the socket worker (control, stdin,
  * heartbeat), before the main thread loads the execution engine (swc, acorn,
  * the magics…). Requests are held until the kernel says it is serving, except
  * a first kernel_info_request, answered at once: a client sees the kernel
@@ -14,6 +15,7 @@ import { Transport, TransportEvents } from "./transport/bridge";
 import { ConnectionInfo, readConnectionFile } from "./protocol/connection";
 import type { Origin } from "./protocol/message";
 import { kernelInfo } from "./info";
+import { takeListenFds } from "./transport/listen_fds";
 
 /** Writes a line to the kernel's stderr (the Jupyter server's log). */
 export function log(text: string): void {
@@ -71,12 +73,14 @@ export function boot(connection: string | ConnectionInfo): Boot {
     interrupt: () => events.interrupt(),
     log: (text) => events.log(text),
   });
-  const started = transport.start(info, { ...staticInfo, session: origin.session });
+  // The launcher's listening sockets (taken here, before the kernel starts any process that could inherit them).
+  const listen = typeof connection === "string" ? takeListenFds(info) : { fds: {} };
+  if (listen.why) log(`the launcher's sockets are not used (the kernel binds its ports itself): ${listen.why}`);
+  const started = transport.start(info, { ...staticInfo, session: origin.session }, listen.fds);
   started.catch(() => undefined);
   const engineCue = new Promise<void>((resolve) => {
     void transport.firstReply.then(resolve);
-    // Without a client asking, load anyway; a kernel_info being answered (it may be waiting for the
-    // client's iopub subscription, which comes later after a restart) goes out first.
+    // Without a client asking, load anyway.
     transport.ownBound.then(() => { setTimeout(() => { if (!transport.answeringEarly) resolve(); }, kEngineWaitMs); }, () => resolve());
   });
   return { info, origin, staticInfo, transport, started, events, engineCue };

@@ -37,10 +37,12 @@ async function main(argv: string[]): Promise<number> {
   switch (cmd) {
     case "kernel": {
       if (!args[0]) { process.stderr.write("tsgpu kernel: expected a connection file\n"); return 2; }
-      startCheckerEarly();
-      // Sockets first (on their own thread), then the engine: see boot.ts.
+      // Sockets first (on their own thread), then the checker and the engine: see boot.ts. The checker's
+      // process starts once the client's first kernel_info is answered (and after boot() has made the
+      // launcher's listening sockets close-on-exec), before the engine loads.
       const b = (require("./boot") as typeof import("./boot")).boot(args[0]);
       await b.engineCue;
+      startCheckerEarly();
       const { startKernel } = await import("./kernel");
       try {
         await startKernel(b);

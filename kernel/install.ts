@@ -46,6 +46,18 @@ export function kernelArgv(): string[] {
   return [process.execPath, ...KERNEL_NODE_FLAGS, join(ROOT, "dist", "kernel", "cli.js"), "kernel", "{connection_file}"];
 }
 
+/**
+ * The kernelspec's command line: the launcher (native/src/launch/launch.c), which listens on the
+ * connection file's ports at once and then runs `kernelArgv()`, when it was built with its addon;
+ * else `kernelArgv()` itself.
+ */
+export function kernelspecArgv(): string[] {
+  const release = join(ROOT, "build", "Release");
+  const launcher = join(release, "tsgpu-launch");
+  if (!existsSync(launcher) || !existsSync(join(release, "tsgpu_listen.node"))) return kernelArgv();
+  return [launcher, "{connection_file}", ...kernelArgv()];
+}
+
 function userDataDir(): string {
   if (process.env.JUPYTER_DATA_DIR) return process.env.JUPYTER_DATA_DIR;
   if (platform() === "darwin") return join(homedir(), "Library", "Jupyter");
@@ -122,7 +134,7 @@ export function install(o: InstallOptions): string {
   makeFolders(dir);
   const version = require(join(ROOT, "package.json")).version;
   const spec = o.gateway ? gatewayKernelSpec({ ...o, gateway: o.gateway }, kernelArgv(), version) : {
-    argv: kernelArgv(),
+    argv: kernelspecArgv(),
     display_name: o.displayName,
     language: "typescript",
     interrupt_mode: "message",

@@ -1,6 +1,9 @@
 /** Starting real kernel processes for tests, over real zeromq sockets. */
 import { join } from "path";
-import { KernelClient, ClientOptions } from "../kernel/transport/client";
+import { writeFileSync } from "fs";
+import { randomBytes } from "crypto";
+import { KernelClient, ClientOptions, freePort } from "../kernel/transport/client";
+import type { ConnectionInfo } from "../kernel/protocol/connection";
 import type { Message } from "../kernel/protocol/message";
 import { KERNEL_NODE_FLAGS } from "../kernel/install";
 
@@ -40,3 +43,20 @@ export function cudaDriverLibraryFound(): boolean {
 
 /** What the runtime says where a build with CUDA finds no driver library. */
 export const NO_DRIVER_REASON = "no NVIDIA driver on this machine (libcuda.so.1 not found)";
+
+/**
+ * Writes DIR/kernel.json for a kernel on five loopback ports free now, with a random key; `overrides`
+ * replace fields, `extra` adds fields the kernel does not read. Pretty-printed, as some clients write it.
+ */
+export async function writeConnectionFile(dir: string, overrides: Partial<ConnectionInfo> = {},
+                                          extra: Record<string, unknown> = {}): Promise<{ file: string; info: ConnectionInfo }> {
+  const p: number[] = [];
+  for (let i = 0; i < 5; i++) p.push(await freePort());
+  const info: ConnectionInfo = {
+    transport: "tcp", ip: "127.0.0.1", shell_port: p[0], control_port: p[1], stdin_port: p[2], iopub_port: p[3], hb_port: p[4],
+    key: randomBytes(16).toString("hex"), signature_scheme: "hmac-sha256", ...overrides,
+  };
+  const file = join(dir, "kernel.json");
+  writeFileSync(file, JSON.stringify({ ...info, ...extra }, null, 2));
+  return { file, info };
+}

@@ -5,9 +5,12 @@
  */
 import type { Channel, Message } from "../protocol/message";
 import type { ConnectionInfo } from "../protocol/connection";
+import type { ListenFds } from "./listen_fds";
 
 export interface WorkerInit {
   info: ConnectionInfo;
+  /** Listening sockets the launcher bound for control, stdin and heartbeat (see listen_fds.ts), if any. */
+  listenFds: ListenFds;
   /**
    * Int32Array over a SharedArrayBuffer: index 0 is set to 1 to interrupt the
    * running cell; index RELAY_PENDING to 1 when the relay ring has messages.

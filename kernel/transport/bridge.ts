@@ -12,7 +12,7 @@
  * free (the worker posts a wake-up) and from inside cells' loops (`pump`,
  * called by the interrupt check).
  */
-import { Worker } from "worker_threads";
+import type { Worker } from "worker_threads";
 import { join } from "path";
 import * as zmq from "zeromq";
 import { Message, Origin, reply } from "../protocol/message";
@@ -23,6 +23,7 @@ import { admit } from "../protocol/inbound";
 import { answer } from "../protocol/bracket";
 import { recordOutbound } from "../protocol/outbound_log";
 import { packFrames, SharedRing, unpackFrames } from "./ring";
+import { ListenFds, useListener } from "./listen_fds";
 import {
   FLAG_WORDS, RELAY_PENDING, STDIN_CAPACITY_BYTES, STDIN_EMPTY, STDIN_FULL, STDIN_HEADER_BYTES, ToMain, ToWorker, WorkerInit,
 } from "./bridge-types";
@@ -40,18 +41,22 @@ const kRingBytes = 1 << 20;
 /** Size of the relay ring (the worker's iopub messages: status around control requests). */
 const kRelayBytes = 1 << 20;
 /**
- * How long a boot-time kernel_info reply waits for an iopub subscriber (whose busy/idle clients wait for).
- * A client that connects as the kernel starts subscribes within a few ms of the bind, before its first
- * kernel_info arrives. After a restart, jupyter_client's subscription may not be back within this wait, and
- * then the reply only comes later; but with 50 ms, JupyterLab's client (through jupyter_server, on a loaded
- * 2-core machine) lost the idle of its kernel_info after a restart and later failed the next restart on that
- * never-finished request, so the wait stays at 250 ms.
+ * iopub messages published before anyone subscribed, kept for the first subscriber, at most (older ones are
+ * dropped and logged). A starting kernel answers a client's first kernel_info at once, and its busy/idle
+ * would otherwise be lost whenever the client's iopub subscription comes after its shell request (usual
+ * after a restart, when each socket of the client reconnects on its own timer).
  */
-const kSubscriberWaitMs = 250;
+const kMaxUnheard = 256;
+/** …and at most this many bytes of them. */
+const kMaxUnheardBytes = 16 << 20;
 /** How long after binding shell and iopub the socket thread starts if no kernel_info came first (ms). */
 const kWorkerDelayMs = 100;
 /** Requests held while the kernel starts, at most (more are dropped and logged). */
 const kMaxEarly = 1000;
+/** Node's threads module, loaded when the first thread starts (after the first kernel_info reply). */
+function threads(): typeof import("worker_threads") {
+  return require("worker_threads") as typeof import("worker_threads");
+}
 /** Frames for the worker travel unsigned: it signs them. */
 const unsigned = new Signer("");
 /** How long zeromq may keep trying to deliver queued messages once a socket is closed (ms). */
@@ -73,13 +78,15 @@ export class Transport {
   private serving_ = false;
   private readonly early: { channel: "shell" | "control"; msg: Message }[] = [];
   private subscribed = false;
-  private readonly subscriberWaiters: (() => void)[] = [];
+  /** Frames of the iopub messages sent before the first subscription, in order (see kMaxUnheard). */
+  private readonly unheard: Buffer[][] = [];
+  private unheardBytes = 0;
   private closed = false;
   /** The device figures last sent to the worker, as JSON. */
   private lastDeviceUsage = "{}";
   private workerReady: Promise<void> = Promise.resolve();
   private answeredEarly!: () => void;
-  /** A kernel_info_request came before the kernel served and is being answered (it may wait for a subscriber). */
+  /** A kernel_info_request came before the kernel served and was answered. */
   answeringEarly = false;
   /** Resolves when a kernel_info_request was answered before the kernel served (the client knows it is up). */
   readonly firstReply = new Promise<void>((resolve) => { this.answeredEarly = resolve; });
@@ -94,17 +101,20 @@ export class Transport {
     this.drops = new DropLog((text) => this.events.log(text));
   }
 
-  /** Binds shell and iopub here, starts the worker for the others; resolves once every socket is bound. */
-  start(info: ConnectionInfo, kernelInfo: Record<string, unknown>): Promise<void> {
+  /**
+   * Binds shell and iopub here, starts the worker for the others; resolves once every socket is bound.
+   * `fds`: listening sockets the launcher bound (listen_fds.ts), taken over instead of binding.
+   */
+  start(info: ConnectionInfo, kernelInfo: Record<string, unknown>, fds: ListenFds = {}): Promise<void> {
     this.signer = new Signer(info.key, info.signature_scheme);
     this.origin = { session: String(kernelInfo.session ?? ""), username: "kernel" };
     this.kernelInfoContent = (({ session: _s, ...rest }) => rest)(kernelInfo);
     // Shell and iopub first: a client polls kernel_info there until the kernel answers.
-    const own = this.bindOwn(info);
+    const own = this.bindOwn(info, fds);
     own.catch(() => undefined);
     this.ownBound = own;
     const workerData: WorkerInit = {
-      info, interruptFlag: this.interruptFlag.buffer, stdinBox: this.stdinBox, kernelInfo,
+      info, listenFds: { control: fds.control, stdin: fds.stdin, hb: fds.hb }, interruptFlag: this.interruptFlag.buffer, stdinBox: this.stdinBox, kernelInfo,
       outRing: this.ring.buffer, relayRing: this.relay.buffer,
       parentPid: Number(process.env.JPY_PARENT_PID) || process.ppid,
     };
@@ -123,7 +133,7 @@ export class Transport {
   /** Starts the socket thread; resolves once it has bound control, stdin and heartbeat. */
   private startWorker(workerData: WorkerInit): Promise<void> {
     if (this.closed) return Promise.resolve();
-    const worker = new Worker(join(__dirname, "worker.js"), { workerData, stdout: false, stderr: false });
+    const worker = new (threads().Worker)(join(__dirname, "worker.js"), { workerData, stdout: false, stderr: false });
     this.worker = worker;
     return new Promise<void>((resolve, reject) => {
       worker.once("error", reject);
@@ -142,12 +152,14 @@ export class Transport {
     });
   }
 
-  private async bindOwn(info: ConnectionInfo): Promise<void> {
+  private async bindOwn(info: ConnectionInfo, fds: ListenFds): Promise<void> {
     const shell = new zmq.Router({ sendTimeout: 0, linger: kLingerMs });
     // allSubs: every subscriber's subscription is seen (and welcomed), not only the first one of a topic.
     const iopub = new zmq.XPublisher({ sendTimeout: 0, linger: kLingerMs, verbosity: "allSubs" });
     this.shell = shell;
     this.iopub = iopub;
+    useListener(shell, fds.shell);
+    useListener(iopub, fds.iopub);
     // Both binds settle before anything else happens: a process that exits while zeromq binds can crash.
     const binds = await Promise.allSettled([shell.bind(endpoint(info, Number(info.shell_port))), iopub.bind(endpoint(info, Number(info.iopub_port)))]);
     const failed = binds.find((b): b is PromiseRejectedResult => b.status === "rejected");
@@ -173,16 +185,21 @@ export class Transport {
     }
   }
 
-  /** XPUB hears subscriptions: each one is welcomed (`iopub_welcome`, JEP 65), and the first releases a waiting early reply. */
+  /**
+   * XPUB hears subscriptions: each one is welcomed (`iopub_welcome`, JEP 65); the first one is then sent
+   * what was published before it (the busy/idle of kernel_info requests answered while the kernel started).
+   */
   private async serveSubscriptions(): Promise<void> {
     for await (const [frame] of this.iopub!) {
       if (!frame.length || frame[0] !== 1) continue;
       const welcome = reply(undefined, "iopub_welcome", { subscription: frame.subarray(1).toString("utf8") }, this.origin);
       recordOutbound("iopub", welcome);
+      const first = !this.subscribed;
+      this.subscribed = true;
       this.sendFrames(this.iopub, encode(welcome, this.signer));
-      if (!this.subscribed) {
-        this.subscribed = true;
-        for (const w of this.subscriberWaiters.splice(0)) w();
+      if (first) {
+        this.unheardBytes = 0;
+        for (const frames of this.unheard.splice(0)) this.sendFrames(this.iopub, frames);
       }
     }
   }
@@ -191,22 +208,19 @@ export class Transport {
     if (this.serving_) return this.events.request(channel, msg, bytes);
     if (channel === "shell" && msg.header.msg_type === "kernel_info_request" && admit(channel, msg).kind === "ok"
         && !this.early.some((r) => r.channel === "shell")) {
-      void this.answerEarlyKernelInfo(msg);
+      this.answerEarlyKernelInfo(msg);
       return;
     }
     if (this.early.length >= kMaxEarly) { this.drops.drop(channel, "kernel starting", `a ${msg.header.msg_type} while ${kMaxEarly} requests already wait for the kernel to start`); return; }
     this.early.push({ channel, msg });
   }
 
-  /** A client polls kernel_info until the kernel is up: answer it before the engine has loaded. */
-  private async answerEarlyKernelInfo(msg: Message): Promise<void> {
+  /**
+   * A client polls kernel_info until the kernel is up: answer it before the engine has loaded. Its busy/idle
+   * reach a client whose iopub subscription comes later all the same (see serveSubscriptions).
+   */
+  private answerEarlyKernelInfo(msg: Message): void {
     this.answeringEarly = true;
-    if (!this.subscribed) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, kSubscriberWaitMs);
-        this.subscriberWaiters.push(() => { clearTimeout(timer); resolve(); });
-      });
-    }
     answer(msg, this.origin, { publish: (m) => this.send("iopub", m), reply: (m) => this.send("shell", m) }, () => this.kernelInfoContent);
     this.answeredEarly();
   }
@@ -239,6 +253,17 @@ export class Transport {
 
   private sendFrames(sock: zmq.Router | zmq.XPublisher | undefined, frames: Buffer[]): void {
     if (!sock || sock.closed) return;
+    if (sock === this.iopub && !this.subscribed) {
+      // Nobody would hear it: keep it for the first subscriber.
+      this.unheard.push(frames);
+      this.unheardBytes += frames.reduce((n, f) => n + f.length, 0);
+      while (this.unheard.length > kMaxUnheard || (this.unheardBytes > kMaxUnheardBytes && this.unheard.length > 1)) {
+        this.unheardBytes -= this.unheard.shift()!.reduce((n, f) => n + f.length, 0);
+        this.drops.drop("outgoing iopub", "no subscriber yet", `published before anyone subscribed (the first subscriber `
+          + `gets at most ${kMaxUnheard} messages and ${kMaxUnheardBytes >> 20} MiB of what came before it)`);
+      }
+      return;
+    }
     // A client that does not read its replies fills zeromq's queue: what does not fit is dropped, and logged under the rate limit.
     sock.send(frames).catch((e: Error) => { if (!this.closed) this.drops.drop(sock === this.shell ? "outgoing shell" : "outgoing iopub", "send failed", `send failed: ${e.message}`); });
   }
@@ -271,7 +296,7 @@ export class Transport {
    */
   watchSigint(): void {
     process.removeAllListeners("SIGINT");
-    const w = new Worker(join(__dirname, "sigint.js"), {
+    const w = new (threads().Worker)(join(__dirname, "sigint.js"), {
       workerData: { interruptFlag: this.interruptFlag.buffer, park: new SharedArrayBuffer(4) },
       stdout: false, stderr: false,
     });

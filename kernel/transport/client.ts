@@ -14,7 +14,8 @@ import { decode, encode, Signer } from "../protocol/wire";
 import { Message, newHeader, Origin } from "../protocol/message";
 import { ConnectionInfo, endpoint } from "../protocol/connection";
 
-async function freePort(): Promise<number> {
+/** A TCP port free on loopback now (another process may take it before it is used). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.unref();

@@ -20,6 +20,7 @@ import { answer, ReplyContent } from "../protocol/bracket";
 import { DropLog } from "../protocol/drop_log";
 import { endpoint } from "../protocol/connection";
 import { Outbox } from "./outbox";
+import { useListener } from "./listen_fds";
 import { processUsage } from "../usage";
 import { recordOutbound } from "../protocol/outbound_log";
 import {
@@ -129,8 +130,13 @@ function revive(msg: Message): Message {
 
 async function bindAll(): Promise<void> {
   const info = init.info;
-  const pairs: [zmq.Socket, number][] = [[control, info.control_port], [stdin, info.stdin_port], [hb, info.hb_port]];
-  for (const [sock, p] of pairs) await sock.bind(endpoint(info, Number(p)));
+  const fds = init.listenFds;
+  const pairs: [zmq.Socket, number, number | undefined][] = [
+    [control, info.control_port, fds.control], [stdin, info.stdin_port, fds.stdin], [hb, info.hb_port, fds.hb]];
+  for (const [sock, p, fd] of pairs) {
+    useListener(sock, fd);
+    await sock.bind(endpoint(info, Number(p)));
+  }
 }
 
 async function serveHeartbeat(): Promise<void> {
