@@ -36,7 +36,20 @@ bool launchQueueWanted() {
   return true;
 }
 
+/** At process exit: every device's launch queue finishes its calls and ends its thread. */
+void stopLaunchQueuesAtExit() { DeviceRegistry::instance().stopLaunchQueues(); }
+
 }  // namespace
+
+void DeviceRegistry::stopLaunchQueues() {
+  std::vector<LaunchQueue*> queues;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& kv : devices_)
+      if (kv.second->queue) queues.push_back(kv.second->queue.get());
+  }
+  for (LaunchQueue* q : queues) q->stop();
+}
 
 DeviceRegistry& DeviceRegistry::instance() {
   static DeviceRegistry* registry = new DeviceRegistry();  // never destroyed: outlives every tensor
@@ -95,6 +108,9 @@ Device& DeviceRegistry::get(const std::string& device) {
     d->index = std::atoi(name.c_str() + 5);
     std::unique_ptr<Backend> cuda = makeCudaBackend(d->index);
     if (launchQueueWanted()) {
+      // Registered after the CUDA runtime's exit handlers (the backend has initialized it), so it runs first.
+      static const bool stopsAtExit = std::atexit(stopLaunchQueuesAtExit) == 0;
+      (void)stopsAtExit;
       d->queue = std::make_unique<LaunchQueue>(cuda.get(), runKernel);
       d->backend = std::make_unique<QueuedBackend>(std::move(cuda), d->queue.get());
     } else {

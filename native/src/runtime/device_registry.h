@@ -47,6 +47,9 @@ class DeviceRegistry {
   /** Names of the devices that have an allocator, "cpu" first. */
   std::vector<std::string> names() const;
 
+  /** Finishes the calls of every device's launch queue and ends their threads (at process exit). */
+  void stopLaunchQueues();
+
   /** Applies settings to every allocator, now and later. */
   void setSettings(const AllocatorSettings& settings);
   AllocatorSettings settings() const;

@@ -39,15 +39,18 @@ LaunchQueue::LaunchQueue(Backend* backend, RunFn run) : backend_(backend), run_(
   thread_ = std::thread([this] { loop(); });
 }
 
-LaunchQueue::~LaunchQueue() {
+LaunchQueue::~LaunchQueue() { stop(); }
+
+void LaunchQueue::stop() {
   try {
     drain();
   } catch (...) {
     // The error of a queued call has nobody left to be reported to.
   }
+  std::lock_guard<std::mutex> lock(submitMutex_);  // no submit while the thread ends
   stop_.store(true, std::memory_order_seq_cst);
   {
-    std::lock_guard<std::mutex> lock(sleepMutex_);
+    std::lock_guard<std::mutex> sleepLock(sleepMutex_);
     wake_.notify_one();
   }
   if (thread_.joinable()) thread_.join();
@@ -56,6 +59,12 @@ LaunchQueue::~LaunchQueue() {
 void LaunchQueue::submit(const OpCall& call) {
   std::lock_guard<std::mutex> lock(submitMutex_);
   rethrowFailure();
+  if (stop_.load(std::memory_order_acquire)) {  // stopped (process exit): run it here, in order
+    OpCall copy = call;
+    if (backend_ != nullptr) backend_->activate();
+    run_(copy);
+    return;
+  }
   const uint64_t h = head_.load(std::memory_order_relaxed);
   while (h - tail_.load(std::memory_order_acquire) >= kSlots) std::this_thread::yield();  // full
   slots_[h % kSlots] = call;  // copies the views and attributes; the vectors reuse their capacity

@@ -51,7 +51,7 @@ class LaunchQueue {
 
   /** A queue for `backend`'s device (activated on the queue's thread before its first call), running calls with `run`. */
   LaunchQueue(Backend* backend, RunFn run);
-  /** Waits for every queued call and stops the thread. */
+  /** Waits for every queued call and stops the thread (stop()). */
   ~LaunchQueue();
   LaunchQueue(const LaunchQueue&) = delete;
   LaunchQueue& operator=(const LaunchQueue&) = delete;
@@ -65,6 +65,13 @@ class LaunchQueue {
 
   /** Returns once every submitted call has run; throws the error of one that failed. */
   void drain();
+
+  /**
+   * Waits for every queued call, then ends the thread; later submits run their call on the calling thread.
+   * Called by the destructor and, for every device's queue, at process exit (before the CUDA runtime's own
+   * exit handlers), so that no launch is in flight while the runtime is torn down.
+   */
+  void stop();
 
   /** Calls submitted so far (for tests and diagnostics). */
   uint64_t submitted() const { return head_.load(std::memory_order_acquire); }

@@ -117,3 +117,20 @@ TEST(launch_queue_wakes_after_sleeping_and_destructor_runs_the_rest) {
   std::lock_guard<std::mutex> lock(gMutex);
   CHECK_EQ(gSeen.size(), size_t(51));
 }
+
+TEST(launch_queue_stop_finishes_the_queue_then_runs_calls_inline) {
+  reset();
+  LaunchQueue q(nullptr, record);
+  gSlowMicros = 50;
+  for (int i = 0; i < 40; ++i) q.submit(callNumbered(i));
+  q.stop();
+  {
+    std::lock_guard<std::mutex> lock(gMutex);
+    CHECK_EQ(gSeen.size(), size_t(40));
+  }
+  gSlowMicros = 0;
+  q.submit(callNumbered(40));  // after stop: run by the caller, at once
+  std::lock_guard<std::mutex> lock(gMutex);
+  CHECK_EQ(gSeen.size(), size_t(41));
+  CHECK(gRunner == std::this_thread::get_id());
+}
