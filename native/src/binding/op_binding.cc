@@ -430,21 +430,16 @@ void runEncoded(napi_env env, napi_value attrs, napi_value owner, StorageTable::
   call.device = call.outputs[0].device;
   call.stream = device->backend->stream();
   LaunchQueue* queue = device->queue.get();
-  if (queue != nullptr) {
-    const uint64_t signature = op.queued ? queueSignature(call) : kNotQueueable;
-    if (signature != kNotQueueable && tlQueueable.count(signature) != 0) {
-      queue->submit(call);
-      return;
-    }
-    queue->drain();  // everything queued before this call runs first
-    device->backend->activate();
-    runKernel(call);
-    // The same op with the same dtypes has run inline without an error: later calls may be queued.
-    if (signature != kNotQueueable) tlQueueable.insert(signature);
+  const uint64_t signature = queue != nullptr && op.queued ? queueSignature(call) : kNotQueueable;
+  if (signature != kNotQueueable && tlQueueable.count(signature) != 0) {
+    queue->submit(call);
     return;
   }
+  if (queue != nullptr) queue->drain();  // everything queued before this call runs first
   device->backend->activate();
   runKernel(call);
+  // The same op with the same dtypes has run inline without an error: later calls may be queued.
+  if (signature != kNotQueueable) tlQueueable.insert(signature);
 }
 
 // op(attrs?, owner?) -> handle of the new output, or undefined when there is none.

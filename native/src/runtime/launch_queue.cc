@@ -83,13 +83,12 @@ void LaunchQueue::drain() {
 }
 
 void LaunchQueue::rethrowFailure() {
-  if (!anyFailure_.load(std::memory_order_acquire)) return;  // the common case, without the lock
+  if (!failed_.load(std::memory_order_acquire)) return;  // the common case, without the lock
   std::string code, message;
   {
     std::lock_guard<std::mutex> lock(failureMutex_);
-    anyFailure_.store(false, std::memory_order_release);
-    if (!failed_) return;
-    failed_ = false;
+    if (!failed_.load(std::memory_order_relaxed)) return;
+    failed_.store(false, std::memory_order_release);
     code.swap(failureCode_);
     message.swap(failureMessage_);
   }
@@ -129,19 +128,17 @@ void LaunchQueue::loop() {
       run_(call);
     } catch (const Error& e) {
       std::lock_guard<std::mutex> lock(failureMutex_);
-      if (!failed_) {
-        failed_ = true;
+      if (!failed_.load(std::memory_order_relaxed)) {
         failureCode_ = e.code();
         failureMessage_ = e.what();
-        anyFailure_.store(true, std::memory_order_release);
+        failed_.store(true, std::memory_order_release);
       }
     } catch (const std::exception& e) {
       std::lock_guard<std::mutex> lock(failureMutex_);
-      if (!failed_) {
-        failed_ = true;
+      if (!failed_.load(std::memory_order_relaxed)) {
         failureCode_ = "TSGPU_INTERNAL";
         failureMessage_ = std::string(call.name()) + ": " + e.what();
-        anyFailure_.store(true, std::memory_order_release);
+        failed_.store(true, std::memory_order_release);
       }
     }
     tail_.store(t + 1, std::memory_order_release);

@@ -92,10 +92,9 @@ class LaunchQueue {
   std::mutex submitMutex_;                // one submitter at a time (several JavaScript threads)
   std::mutex sleepMutex_;                 // guards the thread's wait on wake_
   std::condition_variable wake_;          // new work or stop_
-  std::atomic<bool> anyFailure_{false};   // failed_, readable without the lock
-  std::mutex failureMutex_;               // guards the three fields below
-  bool failed_ = false;                   // a queued call threw
-  std::string failureCode_;               // its error code (TSGPU_CUDA, TSGPU_ARG, ...)
+  std::atomic<bool> failed_{false};       // a queued call threw (written under failureMutex_, read without it)
+  std::mutex failureMutex_;               // guards failed_'s writes and the two fields below
+  std::string failureCode_;               // the error code of the call that threw (TSGPU_CUDA, TSGPU_ARG, ...)
   std::string failureMessage_;            // its message, starting with the op's name
   std::thread thread_;                    // started by the constructor
 };
