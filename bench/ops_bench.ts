@@ -260,7 +260,7 @@ function launchFloorRow(small: Row | undefined): Row | null {
   }
   const row: Row = {
     name: 'launch_floor_256', metric: 'latency', tsgpu_s: null, torch_s: small.torch_s, tsgpu: null,
-    torch: figure({ metric: 'latency' } as OpCase, small.torch_s), ratio: null, target: small.target, meets: null,
+    torch: small.torch, ratio: null, target: small.target, meets: null,
     note: 'one kernel launch from a C++ loop, no op around it, against the PyTorch small add',
   };
   if (typeof floor.launch_us !== 'number') {
