@@ -55,7 +55,11 @@ export interface Boot {
   shutdown?: (restart: boolean) => void;
 }
 
-/** Boots on a connection file, or on connection info already in hand (`tsgpu launch`). */
+/**
+ * Boots on a connection file, or on connection info already in hand (`tsgpu launch`, whose client comes
+ * only after the gateway has the ports: its socket thread starts at once, and its engine loads on the
+ * launcher's cue, not on engineCue).
+ */
 export function boot(connection: string | ConnectionInfo): Boot {
   const info = typeof connection === "string" ? readConnectionFile(connection) : connection;
   const origin: Origin = { session: randomUUID(), username: "kernel" };
@@ -76,7 +80,7 @@ export function boot(connection: string | ConnectionInfo): Boot {
   // The launcher's listening sockets (taken here, before the kernel starts any process that could inherit them).
   const listen = typeof connection === "string" ? takeListenFds(info) : { fds: {} };
   if (listen.why) log(`the launcher's sockets are not used (the kernel binds its ports itself): ${listen.why}`);
-  const started = transport.start(info, { ...staticInfo, session: origin.session }, listen.fds);
+  const started = transport.start(info, { ...staticInfo, session: origin.session }, listen.fds, typeof connection !== "string");
   started.catch(() => undefined);
   const engineCue = new Promise<void>((resolve) => {
     void transport.firstReply.then(resolve);

@@ -69,10 +69,12 @@ function collectGarbage(): void {
 
 /**
  * Serves the kernel's requests. `start` makes the language service (the
- * slow part: requests that come meanwhile wait in the queue); once it
- * returns, "ready" is sent, the priority lowered and `afterReady` called.
+ * slow part: requests that come meanwhile wait in the queue), warmed up by
+ * a first program when `warmUp` says so (not when a cell is waiting: its
+ * own program warms it up); once it returns, "ready" is sent, the priority
+ * lowered and `afterReady` called.
  */
-export function serveChecker(link: CheckerLink, start: () => CellLanguage, afterReady: () => void = () => undefined): void {
+export function serveChecker(link: CheckerLink, start: (warmUp: boolean) => CellLanguage, afterReady: () => void = () => undefined): void {
   const queue: CheckerRequest[] = [];
   let language: CellLanguage | undefined;
   let scheduled = false;
@@ -158,14 +160,17 @@ export function serveChecker(link: CheckerLink, start: () => CellLanguage, after
 
   link.onRequest((r) => { supersede(r); queue.push(r); schedule(); });
 
-  try {
-    const t0 = Date.now();
-    language = start();
-    send({ kind: "ready", ms: Date.now() - t0, nodeTypes: language.project.hasNodeTypes });
-    lowerCheckerPriority();
-    afterReady();
-    schedule();
-  } catch (e) {
-    send({ kind: "failed", id: -1, message: `cannot start the TypeScript language service: ${String((e as Error)?.stack ?? e)}` });
-  }
+  // After the requests already sent are read: a cell waiting to be analyzed is the warm-up.
+  setImmediate(() => {
+    try {
+      const t0 = Date.now();
+      language = start(!queue.some((r) => r.kind === "analyze"));
+      send({ kind: "ready", ms: Date.now() - t0, nodeTypes: language.project.hasNodeTypes });
+      lowerCheckerPriority();
+      afterReady();
+      schedule();
+    } catch (e) {
+      send({ kind: "failed", id: -1, message: `cannot start the TypeScript language service: ${String((e as Error)?.stack ?? e)}` });
+    }
+  });
 }

@@ -108,10 +108,11 @@
         process.exit(2);
       }
       let stale = false;
-      serveChecker(link, () => {
+      serveChecker(link, (warm) => {
         stale = !stamps.every((s) => sameStamp(s, stampOf(s[0])));
         const language = new CellLanguage({ ...setup, libraries: stale ? undefined : libraries });
-        language.warmUp();
+        // Stale: the libraries are parsed anew by the warm-up, which must come before "ready" (see checker_worker.ts).
+        if (warm || stale) language.warmUp();
         return language;
       }, () => link.send({ kind: "snapshot", stale }));
     });

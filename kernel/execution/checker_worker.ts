@@ -13,6 +13,8 @@ const port = parentPort!;
 
 serveChecker(
   { send: (m) => port.postMessage(m), onRequest: (fn) => port.on("message", fn) },
+  // Always warmed up first: here that parses the libraries (seconds on a busy machine), which must be done
+  // before "ready" tells the kernel that a cell's warnings come within its short wait.
   () => {
     const language = new CellLanguage(workerData.setup);
     language.warmUp();

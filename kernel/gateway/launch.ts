@@ -87,6 +87,7 @@ export async function launch(args: string[]): Promise<void> {
   let o: LaunchOptions;
   let comm: { port: number; serving: () => void };
   let info: ConnectionInfo;
+  let engine: Promise<typeof import("../kernel")>;
   try {
     o = parseLaunchArgs(args);
     if (o.ignored.length) log(`ignoring ${o.ignored.map((a) => JSON.stringify(a)).join(", ")}`);
@@ -94,7 +95,12 @@ export async function launch(args: string[]): Promise<void> {
     // (JPY_PARENT_PID, on EG's own host), there is none whose end should end the kernel.
     if (!process.env.JPY_PARENT_PID) process.env.JPY_PARENT_PID = "1";
     // The comm port is taken while the five kernel ports are still held, so it cannot be one of them.
-    const [held, listener] = await Promise.all([holdPorts(5, o.portRange, o.retries), startCommListener(o)]);
+    const ports = Promise.all([holdPorts(5, o.portRange, o.retries), startCommListener(o)]);
+    // No client comes before the gateway has the connection info and its poll interval (0.5 s by default)
+    // has passed: the engine loads now, on this thread, while the comm port's thread starts on another.
+    engine = import("../kernel");
+    engine.catch(() => undefined);
+    const [held, listener] = await ports;
     comm = listener;
     const [shell_port, iopub_port, stdin_port, hb_port, control_port] = held.map(portOf);
     await closeAll(held);
@@ -131,10 +137,8 @@ export async function launch(args: string[]): Promise<void> {
   } catch (e) {
     return fail(e, b);
   }
-  // No client comes before the gateway has the connection info and its poll interval (0.5 s by default) has
-  // passed: the engine loads at once, not on the boot's cue, so that it is ready when the gateway first asks.
-  const { startKernel } = await import("../kernel");
   try {
+    const { startKernel } = await engine;
     await startKernel(b);
   } catch (e) {
     return fail(e, b);

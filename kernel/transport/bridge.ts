@@ -104,8 +104,10 @@ export class Transport {
   /**
    * Binds shell and iopub here, starts the worker for the others; resolves once every socket is bound.
    * `fds`: listening sockets the launcher bound (listen_fds.ts), taken over instead of binding.
+   * `threadAtOnce`: the socket thread starts with the binds, not after the first kernel_info (for a
+   * kernel whose client comes only after it was told the ports, as Enterprise Gateway's does).
    */
-  start(info: ConnectionInfo, kernelInfo: Record<string, unknown>, fds: ListenFds = {}): Promise<void> {
+  start(info: ConnectionInfo, kernelInfo: Record<string, unknown>, fds: ListenFds = {}, threadAtOnce = false): Promise<void> {
     this.signer = new Signer(info.key, info.signature_scheme);
     this.origin = { session: String(kernelInfo.session ?? ""), username: "kernel" };
     this.kernelInfoContent = (({ session: _s, ...rest }) => rest)(kernelInfo);
@@ -122,7 +124,7 @@ export class Transport {
     // after shell and iopub are bound if none came): starting a thread is a second Node.js to boot, and
     // on a busy machine it would compete with the reply the client waits for. Until it binds, what a
     // client sends on control, stdin or heartbeat waits in the client's queue.
-    const workerReady = own
+    const workerReady = threadAtOnce ? this.startWorker(workerData) : own
       .then(() => new Promise<void>((resolve) => { const t = setTimeout(resolve, kWorkerDelayMs); void this.firstReply.then(() => { clearTimeout(t); resolve(); }); }))
       .then(() => this.startWorker(workerData));
     workerReady.catch(() => undefined);
