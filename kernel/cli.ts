@@ -14,7 +14,9 @@ import { writeSync } from "fs";
  * waits for its type warnings, so the checker starts first.
  */
 function startCheckerEarly(): void {
-  (require("./execution/checker") as typeof import("./execution/checker")).startCheckerEarly();
+  // What it logs waits until the checker has started: the log's module loads the socket layer.
+  const debug = (text: string) => setImmediate(() => (require("./boot") as typeof import("./boot")).debug(text));
+  (require("./execution/checker") as typeof import("./execution/checker")).startCheckerEarly(process.cwd(), debug);
 }
 
 const HELP = `usage: tsgpu <command> [options]
@@ -108,10 +110,12 @@ main(argv).then((code) => { if (code >= 0) process.exitCode = code; }).catch((e)
  */
 async function prepareChecker(): Promise<void> {
   const { checkerSetup } = await import("./execution/checker");
-  const { ensureCheckerSnapshot, snapshotsEnabled } = await import("./execution/checker_snapshot");
+  const { ensureCheckerSnapshot, snapshotsEnabled, writeCheckerStart } = await import("./execution/checker_snapshot");
   if (!snapshotsEnabled()) return;
   try {
-    const { file, ms } = ensureCheckerSnapshot(checkerSetup(process.cwd()));
+    const setup = checkerSetup(process.cwd());
+    const { file, ms } = ensureCheckerSnapshot(setup);
+    writeCheckerStart(setup, file);
     if (ms) process.stdout.write(`Built the type checker's startup snapshot in ${(ms / 1000).toFixed(1)} s: ${file}\n`);
   } catch (e) {
     process.stderr.write(`tsgpu install: the type checker's startup snapshot was not built (the kernel checks without it): ${(e as Error).message}\n`);

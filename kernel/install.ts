@@ -8,6 +8,7 @@ import { dirname, join, resolve } from "path";
 import { ROOT } from "./info";
 import { describeFsError, makeFolders, writeTextFile } from "./paths";
 import { GatewayMode, checkGatewayOptions, defaultGatewayDisplayName, gatewayKernelSpec, kGatewayModes } from "./gateway/kernelspec";
+import { checkerStartKey } from "./execution/checker_snapshot";
 
 export const INSTALL_HELP = `usage: tsgpu install [--user | --sys-prefix | --prefix DIR] [--name NAME] [--display-name TEXT]
                      [--gateway distributed|kubernetes [--image IMAGE] [--remote-hosts H1,H2] [--pod-launcher PATH]]
@@ -56,6 +57,16 @@ export function kernelspecArgv(): string[] {
   const launcher = join(release, "tsgpu-launch");
   if (!existsSync(launcher) || !existsSync(join(release, "tsgpu_listen.node"))) return kernelArgv();
   return [launcher, "{connection_file}", ...kernelArgv()];
+}
+
+/**
+ * What goes before `tsgpu launch` in an Enterprise Gateway kernelspec: the launcher, which starts the
+ * type checker's process before Node.js boots the kernel (native/src/launch/early_checker.c), when it
+ * was built; else nothing.
+ */
+export function gatewayLauncherArgv(): string[] {
+  const launcher = join(ROOT, "build", "Release", "tsgpu-launch");
+  return existsSync(launcher) ? [launcher, "--checker", checkerStartKey(ROOT)] : [];
 }
 
 function userDataDir(): string {
@@ -133,7 +144,7 @@ export function install(o: InstallOptions): string {
   const dir = kernelDir(o);
   makeFolders(dir);
   const version = require(join(ROOT, "package.json")).version;
-  const spec = o.gateway ? gatewayKernelSpec({ ...o, gateway: o.gateway }, kernelArgv(), version) : {
+  const spec = o.gateway ? gatewayKernelSpec({ ...o, gateway: o.gateway }, kernelArgv(), version, gatewayLauncherArgv()) : {
     argv: kernelspecArgv(),
     display_name: o.displayName,
     language: "typescript",

@@ -12,13 +12,15 @@
  * and is not sent for a cell that declares and imports nothing (see
  * `deferredCommit`).
  */
-import { existsSync, rmSync } from "fs";
+import { closeSync, existsSync, rmSync } from "fs";
 import { join } from "path";
 import type { CellDiagnostic, CompletionResult, InspectionResult } from "./cell_language";
 import type { CheckerReply, CheckerRequest } from "./checker_protocol";
 import { AMBIENT_DECLARATIONS } from "./ambient";
-import { ChannelEvents, CheckerChannel, processChannel, threadChannel } from "./checker_channel";
-import { checkerSnapshotFile, requestCheckerSnapshot, snapshotsEnabled } from "./checker_snapshot";
+import { ChannelEvents, CheckerChannel, launchedChannel, processChannel, threadChannel } from "./checker_channel";
+import {
+  type LaunchedChecker, checkerSnapshotFile, requestCheckerSnapshot, snapshotsEnabled, takeLaunchedChecker, writeCheckerStart,
+} from "./checker_snapshot";
 import type { ProjectSetup } from "./project";
 
 /** `on`: diagnostics are warnings; `strict`: type errors stop the cell before it runs; `off`: no checking. */
@@ -65,31 +67,59 @@ interface EarlyChecker {
 }
 let early: EarlyChecker | undefined;
 
+/** How long after a kernel's start the launcher's start file is brought up to date (ms): not while it starts. */
+const kStartFileDelayMs = 2000;
+
+/** Ends a checker the launcher started that is not taken over: closing its channel ends it. */
+function discard(p: LaunchedChecker | undefined): void {
+  if (!p) return;
+  try { process.kill(p.pid, "SIGTERM"); } catch { /* gone */ }
+  for (const fd of [p.ipcFd, p.stderrFd]) try { closeSync(fd); } catch { /* not open */ }
+}
+
 /**
  * Starts the checker process from its snapshot now, if there is one, for
  * the first TypeChecker.start(cwd) to take over: the kernel's own modules
  * load meanwhile, and its first cell waits less for its type warnings.
+ * A process the launcher started already from that snapshot (`tsgpu-launch
+ * --checker`) is taken over instead; one from another snapshot is ended.
  * Without a snapshot nothing happens here (the thread starts with the engine).
  */
-export function startCheckerEarly(cwd = process.cwd()): void {
-  if (early || !snapshotsEnabled()) return;
+export function startCheckerEarly(cwd = process.cwd(), debug: (text: string) => void = () => undefined): void {
+  const launched = takeLaunchedChecker();
+  const drop = (why: string) => {
+    if (!launched) return;
+    discard(launched);
+    debug(`ended the checker process ${launched.pid} that the launcher started from ${launched.snapshot}: ${why}`);
+  };
+  if (early || !snapshotsEnabled()) { drop("checker snapshots are off"); return; }
   const setup = checkerSetup(cwd);
   let file: string;
-  try { file = checkerSnapshotFile(setup); } catch { return; }
-  if (!existsSync(file)) return;
+  try { file = checkerSnapshotFile(setup); } catch { drop("the kernel's files cannot be read"); return; }
+  if (!existsSync(file)) { drop(`the kernel's snapshot ${file} is not there`); return; }
   const replies: CheckerReply[] = [];
   let e: EarlyChecker | undefined;
   let failure: string | undefined;
+  const events: ChannelEvents = {
+    message: (m) => { if (e?.events) e.events.message(m); else replies.push(m); },
+    failed: (reason) => { if (e?.events) e.events.failed(reason); else if (e) e.failure ??= reason; else failure ??= reason; },
+  };
   try {
-    const channel = processChannel(setup, file, {
-      message: (m) => { if (e?.events) e.events.message(m); else replies.push(m); },
-      failed: (reason) => { if (e?.events) e.events.failed(reason); else if (e) e.failure ??= reason; else failure ??= reason; },
-    });
+    let channel: CheckerChannel;
+    if (launched?.snapshot === file) {
+      channel = launchedChannel(launched, events);
+      debug(`took over the checker process ${launched.pid} that the launcher started`);
+    } else {
+      drop(`this kernel's snapshot is ${file}`);
+      channel = processChannel(setup, file, events);
+    }
     e = { cwd, file, channel, replies, failure };
   } catch {
     return; // the thread starts with the engine
   }
   early = e;
+  // For the next kernel's launcher: what this one started, once it has started.
+  setTimeout(() => writeCheckerStart(setup, file), kStartFileDelayMs).unref();
 }
 
 /** With checking off, cells that ran are analyzed (for their declarations) once no cell ran for this long. */

@@ -6,10 +6,11 @@
  * the kernel's process alive.
  */
 import { Worker } from "worker_threads";
+import { Socket } from "net";
 import { join } from "path";
 import type { CheckerReply, CheckerRequest } from "./checker_protocol";
 import type { ProjectSetup } from "./project";
-import { startCheckerProcess } from "./checker_snapshot";
+import { type LaunchedChecker, startCheckerProcess } from "./checker_snapshot";
 
 export interface CheckerChannel {
   /** "thread": a worker thread; "process": a child process started from the snapshot. */
@@ -32,6 +33,8 @@ export interface ChannelEvents {
 const kStderrTail = 2000;
 /** How long terminate() waits for a checker process to end. */
 const kTerminateWaitMs = 1000;
+/** How long a launched checker's end waits for the rest of its stderr, for the message that says why. */
+const kStderrWaitMs = 200;
 
 /** The checker on a worker thread of this process. Throws when the thread cannot be made. */
 export function threadChannel(setup: ProjectSetup, events: ChannelEvents): CheckerChannel {
@@ -84,6 +87,65 @@ export function processChannel(setup: ProjectSetup, file: string, events: Channe
         timer.unref();
         child.once("exit", () => { clearTimeout(timer); resolve(); });
         child.kill("SIGTERM");
+      });
+    },
+  };
+}
+
+/**
+ * The checker process the launcher started (checker_snapshot.ts,
+ * takeLaunchedChecker): the same process as processChannel's, whose IPC
+ * channel (JSON lines, as Node.js writes them for a child started with
+ * serialization "json") and stderr pipe the kernel holds as descriptors.
+ * It is the kernel's child, but not one Node.js started, so its end is seen
+ * as the end of its channel.
+ */
+export function launchedChannel(p: LaunchedChecker, events: ChannelEvents): CheckerChannel {
+  const ipc = new Socket({ fd: p.ipcFd, readable: true, writable: true });
+  const err = new Socket({ fd: p.stderrFd, readable: true, writable: false });
+  let ended = false;
+  let stderr = "";
+  let pending = "";
+  let errClosed = false;
+  let ipcClosed = false;
+  const failed = (reason: string) => { if (!ended) { ended = true; events.failed(reason); } };
+  const gone = () => failed(`the checker process (pid ${p.pid}) ended${stderr.trim() ? `: ${stderr.trim()}` : ""}`);
+  err.setEncoding("utf8");
+  err.on("data", (d: string) => { stderr = (stderr + d).slice(-kStderrTail); });
+  err.on("error", () => undefined);
+  err.on("close", () => { errClosed = true; if (ipcClosed) gone(); });
+  ipc.setEncoding("utf8");
+  ipc.on("data", (d: string) => {
+    pending += d;
+    for (let nl = pending.indexOf("\n"); nl >= 0; nl = pending.indexOf("\n")) {
+      const line = pending.slice(0, nl);
+      pending = pending.slice(nl + 1);
+      if (!line) continue;
+      let m: CheckerReply;
+      try { m = JSON.parse(line) as CheckerReply; } catch { continue; }
+      events.message(m);
+    }
+  });
+  ipc.on("error", () => undefined);
+  ipc.on("close", () => {
+    ipcClosed = true;
+    if (errClosed) gone();
+    else setTimeout(gone, kStderrWaitMs).unref();
+  });
+  ipc.unref();
+  err.unref();
+  return {
+    kind: "process",
+    pid: p.pid,
+    post: (r) => { if (!ended && !ipc.destroyed) ipc.write(`${JSON.stringify(r)}\n`); },
+    terminate: () => {
+      ended = true;
+      if (ipcClosed) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, kTerminateWaitMs);
+        timer.unref();
+        ipc.once("close", () => { clearTimeout(timer); resolve(); });
+        try { process.kill(p.pid, "SIGTERM"); } catch { /* gone */ }
       });
     },
   };

@@ -17,7 +17,8 @@
 import { ChildProcess, spawn, spawnSync } from "child_process";
 import { createHash } from "crypto";
 import {
-  chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, renameSync, rmSync, statSync, unlinkSync,
+  chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync,
+  unlinkSync, writeFileSync,
 } from "fs";
 import { setPriority, tmpdir } from "os";
 import { join } from "path";
@@ -159,12 +160,78 @@ export function requestCheckerSnapshot(setup: ProjectSetup, file: string, log: (
   child.unref();
 }
 
+/** Node's arguments that start a checker process from the snapshot `file`. */
+function checkerArgs(file: string): string[] {
+  return [...kCheckerNodeFlags, "--snapshot-blob", file];
+}
+
 /** Starts a checker process from the snapshot `file`, for `setup`'s folder; it talks over its IPC channel. */
 export function startCheckerProcess(setup: ProjectSetup, file: string): ChildProcess {
-  return spawn(process.execPath, [...kCheckerNodeFlags, "--snapshot-blob", file], {
+  return spawn(process.execPath, checkerArgs(file), {
     cwd: setup.cwd,
     env: checkerEnv({ TSGPU_CHECKER_SETUP: JSON.stringify(setup) }),
     stdio: ["ignore", "ignore", "pipe", "ipc"],
     serialization: "json",
   });
+}
+
+/*
+ * The launcher's start of the checker (native/src/launch/early_checker.c,
+ * `tsgpu-launch --checker KEY`, the command of the Enterprise Gateway
+ * kernelspecs): the kernel writes the command it starts a checker with to a
+ * start file, the launcher of the next kernel starts that command before
+ * Node.js boots, and that kernel takes the process over (checker_channel.ts)
+ * when it is the one it would have started.
+ */
+
+/** The first field of a start file, and its version. */
+const kStartMagic = "tsgpu-checker-start 1";
+
+/** The key of an installation's start file: the kernelspec passes it to the launcher. */
+export function checkerStartKey(kernelRoot: string): string {
+  return createHash("sha256").update(kernelRoot).digest("hex").slice(0, 16);
+}
+
+/** The start file for `key` in the cache folder. */
+export function checkerStartFile(key: string, dir = cacheDir()): string {
+  return join(dir, `checker-start-${key}`);
+}
+
+/**
+ * Writes the start file of `setup`'s installation for the snapshot `file`
+ * (NUL-terminated fields: the magic, the snapshot, the setup as JSON without
+ * its cwd, then the command), unless it holds that already. Never throws: a
+ * cache folder that cannot be written only means that launchers start no
+ * checker.
+ */
+export function writeCheckerStart(setup: ProjectSetup, file: string, dir = cacheDir()): void {
+  const { cwd: _cwd, ...rest } = setup;
+  const text = [kStartMagic, file, JSON.stringify(rest), process.execPath, ...checkerArgs(file)].map((f) => `${f}\0`).join("");
+  const target = checkerStartFile(checkerStartKey(setup.kernelRoot), dir);
+  try {
+    if (readFileSync(target, "utf8") === text) return;
+  } catch { /* none yet */ }
+  const partial = `${target}.${process.pid}.tmp`;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(partial, text, { mode: 0o600 });
+    renameSync(partial, target);
+  } catch {
+    rmSync(partial, { force: true });
+  }
+}
+
+/** A checker process the launcher started (TSGPU_EARLY_CHECKER): its pid, the kernel's ends of its channel and stderr. */
+export interface LaunchedChecker { pid: number; ipcFd: number; stderrFd: number; snapshot: string }
+
+/**
+ * The checker the launcher started, if it did; the variable is removed so
+ * that no process of the kernel's inherits it. Malformed: none.
+ */
+export function takeLaunchedChecker(env: NodeJS.ProcessEnv = process.env): LaunchedChecker | undefined {
+  const text = env.TSGPU_EARLY_CHECKER;
+  delete env.TSGPU_EARLY_CHECKER;
+  const m = /^pid=(\d+);ipc=(\d+);stderr=(\d+);snapshot=(.+)$/s.exec(text ?? "");
+  if (!m) return undefined;
+  return { pid: Number(m[1]), ipcFd: Number(m[2]), stderrFd: Number(m[3]), snapshot: m[4] };
 }

@@ -68,9 +68,12 @@ export function checkGatewayOptions(o: Partial<GatewaySpecOptions>): void {
   }
 }
 
-/** kernel.json for EG; `kernelArgv` is the local `tsgpu kernel` command line (its items before `kernel` are reused). */
-export function gatewayKernelSpec(o: GatewaySpecOptions, kernelArgv: string[], version: string): Record<string, unknown> {
-  const launchCommand = [...kernelArgv.slice(0, kernelArgv.indexOf("kernel")), "launch"];
+/**
+ * kernel.json for EG; `kernelArgv` is the local `tsgpu kernel` command line (its items before `kernel` are
+ * reused), `launcher` what runs it on the kernel's host (`tsgpu-launch --checker KEY`, or nothing).
+ */
+export function gatewayKernelSpec(o: GatewaySpecOptions, kernelArgv: string[], version: string, launcher: string[] = []): Record<string, unknown> {
+  const launchCommand = [...launcher, ...kernelArgv.slice(0, kernelArgv.indexOf("kernel")), "launch"];
   const config: Record<string, unknown> = {};
   let argv: string[];
   if (o.gateway === "kubernetes") {

@@ -13,6 +13,7 @@ import { tmpdir } from "os";
 import { join } from "path";
 import { CLI, ROOT } from "../helpers";
 import { KERNEL_NODE_FLAGS } from "../../kernel/install";
+import { checkerStartKey } from "../../kernel/execution/checker_snapshot";
 
 function install(args: string[]) {
   const prefix = mkdtempSync(join(tmpdir(), "tsgpu-gw-"));
@@ -28,8 +29,10 @@ describe("tsgpu install --gateway", () => {
     expect(r.status).toBe(0);
     const s = spec("tsgpu_distributed");
     const n = KERNEL_NODE_FLAGS.length;
-    expect(s.argv.slice(0, n + 3)).toEqual([process.execPath, ...KERNEL_NODE_FLAGS, CLI, "launch"]);
-    expect(s.argv.slice(n + 3)).toEqual(PLACEHOLDERS);
+    // Through the launcher, which starts the type checker's process first (test/kernel/launcher_checker.test.ts).
+    expect(s.argv.slice(0, 3)).toEqual([join(ROOT, "build", "Release", "tsgpu-launch"), "--checker", checkerStartKey(ROOT)]);
+    expect(s.argv.slice(3, n + 6)).toEqual([process.execPath, ...KERNEL_NODE_FLAGS, CLI, "launch"]);
+    expect(s.argv.slice(n + 6)).toEqual(PLACEHOLDERS);
     expect(s.metadata.process_proxy).toEqual({
       class_name: "enterprise_gateway.services.processproxies.distributed.DistributedProcessProxy",
       config: { remote_hosts: "gpu1,gpu2" },

@@ -147,7 +147,7 @@ class EnterpriseGatewayTests(unittest.TestCase):
 
         # The kernel that answered (the pid seen first may have been the shell that started it), and its checker.
         [pid3] = kernel_processes(kid)
-        [checker3] = checker_processes(pid3)
+        [checker3] = wait_for(lambda: checker_processes(pid3), 15, f"the checker of the kernel that answered (pid {pid3})")
 
         # Delete: EG ends the kernel, and no process of it is left.
         t1 = time.perf_counter()

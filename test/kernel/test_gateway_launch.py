@@ -5,6 +5,8 @@ then jupyter_client on the ports the launcher reported.
     /usr/bin/python3 -m unittest discover -s test/kernel -p "test_gateway_launch.py" -v
 """
 
+import glob
+import json
 import os
 import random
 import re
@@ -17,7 +19,8 @@ import time
 import unittest
 import uuid
 
-from gateway_side import (CONNECTION_KEYS, KERNEL_PORTS, ResponseListener, comm_request, connect, kernel_env,
+from eg_driver import checker_processes
+from gateway_side import (CLI, CONNECTION_KEYS, KERNEL_PORTS, NODE, ResponseListener, comm_request, connect, kernel_env,
                           launcher_argv, run_cell)
 
 
@@ -30,12 +33,13 @@ def free_range(width=1000):
 class Launched:
     """One `tsgpu launch` with its response listener; ends the process when done."""
 
-    def __init__(self, testcase, args=None, env=None, listener=None):
+    def __init__(self, testcase, args=None, env=None, listener=None, command=None):
         self.listener = listener or ResponseListener()
         self.kernel_id = str(uuid.uuid4())
-        argv = launcher_argv(*(args if args is not None else [
+        args = args if args is not None else [
             "--kernel-id", self.kernel_id, "--response-address", self.listener.address,
-            "--public-key", self.listener.public_key]))
+            "--public-key", self.listener.public_key]
+        argv = [*command, *args] if command else launcher_argv(*args)
         self.scratch = tempfile.mkdtemp(prefix="tsgpu-launch-")
         self.proc = subprocess.Popen(argv, env={**os.environ, **kernel_env(self.scratch), **(env or {})},
                                      stdout=subprocess.DEVNULL,
@@ -249,6 +253,95 @@ class BadInputTests(unittest.TestCase):
         line = self.launch_fails(self.args(listener, **{"--port-range": "40000..40010"}))
         self.assertIn("expected a port range of at least 1000 ports (EG_MIN_PORT_RANGE_SIZE)", line)
         self.assertTrue(re.search(r'got "40000\.\.40010" \(10\)', line), line)
+
+
+def stderr_of_cell(kc, code, timeout=60):
+    """Executes code; returns (reply content, its stderr text: the type warnings)."""
+    err = []
+
+    def hook(msg):
+        if msg["msg_type"] == "stream" and msg["content"]["name"] == "stderr":
+            err.append(msg["content"]["text"])
+    reply = kc.execute_interactive(code, timeout=timeout, output_hook=hook)
+    return reply["content"], "".join(err)
+
+
+class LauncherCheckerTests(unittest.TestCase):
+    """The Enterprise Gateway kernelspec runs `tsgpu launch` through `tsgpu-launch --checker KEY`, which starts
+    the type checker's process from the start file that `tsgpu install` wrote beside the snapshot; the kernel
+    takes it over (native/src/launch/early_checker.c)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.scratch = tempfile.mkdtemp(prefix="tsgpu-launch-checker-")
+        cls.cache = os.path.join(cls.scratch, "cache")
+        prefix = os.path.join(cls.scratch, "prefix")
+        subprocess.run([NODE, str(CLI), "install", "--prefix", prefix, "--gateway", "distributed"], check=True,
+                       stdout=subprocess.DEVNULL, env={**os.environ, "TSGPU_CACHE_DIR": cls.cache})
+        with open(os.path.join(prefix, "share", "jupyter", "kernels", "tsgpu_distributed", "kernel.json")) as f:
+            argv = json.load(f)["argv"]
+        cls.command = argv[:argv.index("launch") + 1]
+        cls.start_files = glob.glob(os.path.join(cls.cache, "checker-start-*"))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.scratch, ignore_errors=True)
+
+    def launch(self):
+        k = Launched(self, command=self.command, env={"TSGPU_CACHE_DIR": self.cache, "TSGPU_LOG_LEVEL": "debug"})
+        k.receive()
+        return k
+
+    def kernel_log(self, k):
+        """The kernel's stderr up to now (it ends when the kernel does)."""
+        k.kc.shutdown()
+        k.wait()
+        return k.proc.stderr.read()
+
+    def test_the_kernelspec_starts_the_launcher_with_the_start_files_key(self):
+        launcher = str(CLI.parents[2] / "build" / "Release" / "tsgpu-launch")
+        self.assertEqual(self.command[:2], [launcher, "--checker"])
+        self.assertEqual([os.path.basename(f) for f in self.start_files], [f"checker-start-{self.command[2]}"])
+
+    def test_the_kernel_takes_over_the_checker_the_launcher_started(self):
+        k = self.launch()
+        kc = k.connect()
+        checkers = checker_processes(k.proc.pid)
+        self.assertEqual(len(checkers), 1, checkers)
+        reply, err = stderr_of_cell(kc, 'const n: number = "seven"; console.log(n)')
+        self.assertEqual(reply["status"], "ok", reply)
+        self.assertIn("TS2322", err)
+        self.assertEqual(checker_processes(k.proc.pid), checkers)
+        log = self.kernel_log(k)
+        self.assertIn(f"took over the checker process {checkers[0]} that the launcher started", log)
+
+    def test_a_checker_from_another_snapshot_is_ended(self):
+        # A start file written by another build of the kernel names another snapshot: the launcher still
+        # starts its command, and the kernel ends that process and starts its own.
+        [start] = self.start_files
+        with open(start, "rb") as f:
+            fields = f.read().split(b"\0")
+        other = os.path.join(self.scratch, "other.snapshot")
+        shutil.copyfile(fields[1], other)
+        stale = b"\0".join([fields[0], other.encode(), *fields[2:]])
+        def write(data):
+            with open(start, "wb") as f:
+                f.write(data)
+        write(stale)
+        self.addCleanup(write, b"\0".join(fields))
+        k = self.launch()
+        kc = k.connect()
+        reply, err = stderr_of_cell(kc, 'const s: string = 7; console.log(s)')
+        self.assertEqual(reply["status"], "ok", reply)
+        self.assertIn("TS2322", err)
+        [own] = checker_processes(k.proc.pid)
+        log = self.kernel_log(k)
+        ended = re.search(r"ended the checker process (\d+) that the launcher started from (\S+): this kernel's snapshot is "
+                          + re.escape(fields[1].decode()), log)
+        self.assertTrue(ended, log)
+        self.assertEqual(ended.group(2), other)
+        self.assertNotEqual(int(ended.group(1)), own)
+        self.assertNotIn("took over the checker process", log)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,13 @@
  * Whenever it cannot do this (not tcp, an address that is not IPv4, a file it
  * cannot read or parse, a port it cannot bind), it binds nothing and runs
  * COMMAND as it is: the kernel binds its ports itself and reports any error.
+ *
+ * tsgpu-launch --checker KEY COMMAND [ARGS...]
+ *
+ * A kernel that Enterprise Gateway launches (`tsgpu launch`) has no
+ * connection file: it chooses its ports itself. What the launcher does for it
+ * is start the kernel's type checker process before running COMMAND
+ * (early_checker.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,6 +31,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include "early_checker.h"
 
 #define MAX_FILE (64 * 1024)
 #define N_PORTS 5
@@ -177,13 +186,18 @@ static void prebind(const char *file) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 3) {
-    fprintf(stderr, "usage: tsgpu-launch CONNECTION_FILE COMMAND [ARGS...]\n");
+  int checker = argc >= 2 && !strcmp(argv[1], "--checker");
+  if (argc < (checker ? 4 : 3)) {
+    fprintf(stderr, "usage: tsgpu-launch CONNECTION_FILE COMMAND [ARGS...]\n"
+                    "       tsgpu-launch --checker KEY COMMAND [ARGS...]\n");
     return 2;
   }
   unsetenv("TSGPU_LISTEN_FDS");
-  prebind(argv[1]);
-  execvp(argv[2], argv + 2);
-  fprintf(stderr, "tsgpu-launch: cannot run %s: %s\n", argv[2], strerror(errno));
+  unsetenv("TSGPU_EARLY_CHECKER");
+  char **command = argv + (checker ? 3 : 2);
+  if (checker) start_early_checker(argv[2]);
+  else prebind(argv[1]);
+  execvp(command[0], command);
+  fprintf(stderr, "tsgpu-launch: cannot run %s: %s\n", command[0], strerror(errno));
   return 127;
 }
