@@ -27,6 +27,7 @@
  */
 #define _GNU_SOURCE
 #include "early_checker.h"
+#include "small_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -122,13 +123,9 @@ void start_early_checker(const char *key) {
   if (!cache_dir(dir, sizeof dir) || snprintf(path, sizeof path, "%s/checker-start-%s", dir, key) >= (int)sizeof path) return;
 
   static char text[kMaxStartFile + 1];
-  FILE *f = fopen(path, "rb");
-  if (!f) return;
-  size_t len = fread(text, 1, kMaxStartFile, f);
-  int whole = feof(f);
-  fclose(f);
-  if (!whole || len == 0 || text[len - 1] != 0) return;
-  text[len] = 0;
+  ssize_t got = read_small_file(path, text, kMaxStartFile);
+  if (got <= 0 || text[got - 1] != 0) return;
+  size_t len = (size_t)got;
 
   /* The fields: magic, snapshot, setup, then the command's arguments. */
   char *fields[kMaxArgs + 3];

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "early_checker.h"
+#include "small_file.h"
 
 #define MAX_FILE (64 * 1024)
 #define N_PORTS 5
@@ -158,13 +159,9 @@ static int listen_on(const struct in_addr *ip, long port) {
 /* Binds the connection file's ports and names them in TSGPU_LISTEN_FDS; binds nothing if any step fails. */
 static void prebind(const char *file) {
   static char text[MAX_FILE + 1];
-  FILE *f = fopen(file, "rb");
-  if (!f) return;
-  size_t len = fread(text, 1, MAX_FILE, f);
-  int whole = feof(f);
-  fclose(f);
-  if (!whole) return;
-  text[len] = 0;
+  ssize_t got = read_small_file(file, text, MAX_FILE);
+  if (got < 0) return;
+  size_t len = (size_t)got;
   struct Info info;
   memset(&info, 0, sizeof info);
   strcpy(info.transport, "tcp");
