@@ -98,7 +98,9 @@ export function processChannel(setup: ProjectSetup, file: string, events: Channe
  * channel (JSON lines, as Node.js writes them for a child started with
  * serialization "json") and stderr pipe the kernel holds as descriptors.
  * It is the kernel's child, but not one Node.js started, so its end is seen
- * as the end of its channel.
+ * as the end of its channel, and nobody waits for it: a checker that ended
+ * before the kernel (it failed; the kernel then checks on a thread) stays a
+ * zombie until the kernel ends.
  */
 export function launchedChannel(p: LaunchedChecker, events: ChannelEvents): CheckerChannel {
   const ipc = new Socket({ fd: p.ipcFd, readable: true, writable: true });

@@ -51,6 +51,7 @@ const dist = ${JSON.stringify(join(ROOT, "dist", "kernel", "execution"))};
 const { takeLaunchedChecker } = require(dist + "/checker_snapshot.js");
 const { launchedChannel } = require(dist + "/checker_channel.js");
 const launched = takeLaunchedChecker();
+if (process.env.STAND_IN_STDERR) process.stderr.write("the kernel writes to its stderr\\n");
 const out = { launched: launched ?? null, envAfter: process.env.TSGPU_EARLY_CHECKER ?? null, pid: process.pid, replies: [] };
 if (!launched) { console.log(JSON.stringify(out)); process.exit(0); }
 const ch = launchedChannel(launched, {
@@ -80,8 +81,12 @@ function setUp(fields: ((snapshot: string, checker: string) => string[]) | null)
   return { cache, cwd, kernel };
 }
 
-function launch(s: Setup, env: Record<string, string> = {}): any {
-  const r = spawnSync(LAUNCHER, ["--checker", KEY, process.execPath, s.kernel], {
+function launch(s: Setup, env: Record<string, string> = {}, stdioClosed = false): any {
+  const argv = ["--checker", KEY, process.execPath, s.kernel];
+  // The launcher started with descriptors 0 and 2 closed, as a detached process may be; the kernel writes to stderr.
+  const [cmd, args] = stdioClosed ? ["/bin/sh", ["-c", 'exec "$@" 0<&- 2>&-', "sh", LAUNCHER, ...argv]] : [LAUNCHER, argv];
+  if (stdioClosed) env = { ...env, STAND_IN_STDERR: "1" };
+  const r = spawnSync(cmd, args, {
     cwd: s.cwd, encoding: "utf8", timeout: 30000,
     env: { ...process.env, TSGPU_CACHE_DIR: s.cache, NODE_OPTIONS: "--max-old-space-size=300", TSGPU_CHECKER_SNAPSHOT: "", ...env },
   });
@@ -119,6 +124,14 @@ test("the launcher starts the start file's command, and the kernel takes over it
   expect(out.launched.pid).not.toBe(out.pid);
   // Its end is seen, with what it wrote on stderr.
   expect(out.failed).toBe(`the checker process (pid ${out.launched.pid}) ended: the checker was told to die`);
+});
+
+test("a launcher started with stdin and stderr closed keeps the checker's channel apart from them", () => {
+  const out = launch(setUp(validFields), {}, true);
+  expect(out.replies).toHaveLength(1);
+  expect(out.replies[0]).toMatchObject({ channel: true, stdin: "/dev/null", stdout: "/dev/null" });
+  expect(out.replies[0].fd3).toMatch(/^socket:/);
+  expect(out.failed).toMatch(/ended: the checker was told to die$/);
 });
 
 test("without a usable start file the launcher starts no checker", () => {

@@ -147,6 +147,10 @@ void start_early_checker(const char *key) {
   if (!setup_env) return;
   snprintf(setup_env, env_len, "TSGPU_CHECKER_SETUP={\"cwd\":\"%s\",%s", cwd_json, setup + 1);
 
+  /* Descriptors 0-2 closed (a detached start) would be taken by the pair or the pipe below: /dev/null holds them. */
+  for (int fd = open("/dev/null", O_RDWR); fd >= 0; fd = open("/dev/null", O_RDWR)) {
+    if (fd > 2) { close(fd); break; }
+  }
   int sv[2], ep[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) { free(setup_env); return; }
   if (pipe2(ep, O_CLOEXEC) != 0) { close(sv[0]); close(sv[1]); free(setup_env); return; }
