@@ -67,8 +67,10 @@ describe('cuda launch queue', () => {
     both([x0], (x) => {
       let y = x.clone();
       for (let i = 0; i < 3000; i++) {
-        const next = y.mul(0.999).add(1); // each step frees the block the previous step wrote
-        y.dispose();
+        const scaled = y.mul(0.999);
+        const next = scaled.add(1);
+        // Each step frees the blocks the previous steps wrote.
+        [scaled, y].forEach((t) => t.dispose());
         y = next;
       }
       return y;
@@ -83,9 +85,14 @@ describe('cuda launch queue', () => {
       let acc = x.add(y);
       for (let i = 0; i < 50; i++) {
         const s = acc.sum(1, { keepdim: true }); // a reduction: not queued
-        const m = torch.matmul(acc.tanh(), y).div(64); // tanh queued, matmul not
-        const next = acc.sub(s.div(640)).add(m).sigmoid();
-        [s, m, acc].forEach((t) => t.dispose());
+        const th = acc.tanh(); // queued
+        const mm = torch.matmul(th, y); // not queued
+        const m = mm.div(64);
+        const sd = s.div(640);
+        const d = acc.sub(sd);
+        const e = d.add(m);
+        const next = e.sigmoid();
+        [s, th, mm, m, sd, d, e, acc].forEach((t) => t.dispose());
         acc = next;
       }
       const out = torch.softmax(acc, -1);
@@ -98,19 +105,28 @@ describe('cuda launch queue', () => {
   cudaTest('copies to and from the host wait for queued ops; item() and tolist() see their results', () => {
     const x = torch.zeros([4096], { device: 'cuda' });
     for (let i = 0; i < 1000; i++) x.add_(1);
-    expect(x.sum().item()).toBe(4096 * 1000);
-    const h = torch.ones([4096]).mul(2);
+    const sum = x.sum();
+    expect(sum.item()).toBe(4096 * 1000);
+    const ones = torch.ones([4096]);
+    const h = ones.mul(2);
     x.copy_(h); // host to device, after the 1000 queued adds
     x.mul_(3);
-    expect(x.max().item()).toBe(6);
-    expect((x.slice(0, 0, 3).tolist() as number[])).toEqual([6, 6, 6]);
-    [x, h].forEach((t) => t.dispose());
+    const max = x.max();
+    expect(max.item()).toBe(6);
+    const head = x.slice(0, 0, 3);
+    expect((head.tolist() as number[])).toEqual([6, 6, 6]);
+    [x, sum, ones, h, max, head].forEach((t) => t.dispose());
   });
 
   cudaTest('emptyCache and memory statistics with calls queued', async () => {
-    await collectGarbage(); // tensors other test files dropped are freed now, not during the count
-    torch.cuda.synchronize();
+    // Tensors that other test files dropped are freed now, not during the count.
+    for (let i = 0, last = -1; i < 10 && torch.cuda.memoryAllocated() !== last; i++) {
+      last = torch.cuda.memoryAllocated();
+      await collectGarbage();
+      torch.cuda.synchronize();
+    }
     const start = torch.cuda.memoryAllocated();
+    const allocatedBefore = torch.cuda.memoryStats()['allocated_bytes.all.allocated'];
     const xs: torch.Tensor[] = [];
     for (let i = 0; i < 200; i++) {
       const f = torch.full([1 << 16], i, { device: 'cuda', dtype: 'float32' });
@@ -118,7 +134,9 @@ describe('cuda launch queue', () => {
       xs.push(m.add(1));
       [f, m].forEach((t) => t.dispose());
     }
-    expect(torch.cuda.memoryAllocated()).toBe(start + 200 * (1 << 18)); // counted at once, queue or not
+    // Counted as each call returns, queued or not: 600 allocations of 256 KiB, 200 of them still held.
+    expect(torch.cuda.memoryStats()['allocated_bytes.all.allocated'] - allocatedBefore).toBe(600 * (1 << 18));
+    expect(torch.cuda.memoryAllocated()).toBe(start + 200 * (1 << 18));
     const keep = xs[199].clone();
     xs.forEach((t) => t.dispose());
     torch.cuda.emptyCache(); // returns the freed segments while the clone may still be queued
@@ -131,10 +149,14 @@ describe('cuda launch queue', () => {
   cudaTest('an argument error stays the error of the call that caused it, after the same op was queued', () => {
     const a = torch.randn([8], { device: 'cuda' });
     for (let i = 0; i < 100; i++) a.add_(1);
-    expect(() => torch.add(a, torch.ones([3], { device: 'cuda' }))).toThrow(/add: shapes \[8\] and \[3\] cannot be broadcast/);
-    expect(() => a.add(torch.ones([8]))).toThrow(/expected all tensors on one device/);
+    const short = torch.ones([3], { device: 'cuda' });
+    const onHost = torch.ones([8]);
+    expect(() => torch.add(a, short)).toThrow(/add: shapes \[8\] and \[3\] cannot be broadcast/);
+    expect(() => a.add(onHost)).toThrow(/expected all tensors on one device/);
+    [short, onHost].forEach((t) => t.dispose());
     a.add_(1); // the queue still works
-    expect(Number.isFinite(a.sum().item() as number)).toBe(true);
-    a.dispose();
+    const sum = a.sum();
+    expect(Number.isFinite(sum.item() as number)).toBe(true);
+    [a, sum].forEach((t) => t.dispose());
   });
 });
