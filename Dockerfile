@@ -66,8 +66,11 @@ ENV KERNEL_LANGUAGE=typescript TSGPU_CACHE_DIR=/opt/tsgpu/cache
 USER 1000
 WORKDIR /home/jovyan
 RUN /usr/local/bin/node /opt/tsgpu/dist/kernel/cli.js install --prefix /tmp/tsgpu-spec && rm -rf /tmp/tsgpu-spec
-# EG's pod template puts KERNEL_ID, RESPONSE_ADDRESS, PUBLIC_KEY and PORT_RANGE in the environment.
-CMD ["/usr/local/bin/node", "--expose-gc", "--min-semi-space-size=8", "--max-semi-space-size=8", "/opt/tsgpu/dist/kernel/cli.js", "launch"]
+# EG's pod template puts KERNEL_ID, RESPONSE_ADDRESS, PUBLIC_KEY and PORT_RANGE in the environment. The
+# launcher starts the type checker from the start file `tsgpu install` wrote (checker-start-KEY in the cache
+# folder; KEY names /opt/tsgpu) before Node.js boots the kernel.
+CMD ["/opt/tsgpu/build/Release/tsgpu-launch", "--checker", "f15547f8c55e5611", \
+     "/usr/local/bin/node", "--expose-gc", "--min-semi-space-size=8", "--max-semi-space-size=8", "/opt/tsgpu/dist/kernel/cli.js", "launch"]
 
 # ---------------------------------------------------------------- singleuser: JupyterHub with KubeSpawner
 FROM kernel AS singleuser

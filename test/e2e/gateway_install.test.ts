@@ -146,9 +146,12 @@ describe("Dockerfile", () => {
     const k = stage("kernel").body;
     const cmd: string[] = JSON.parse(k.find((i) => i.op === "CMD")!.args);
     expect(cmd.slice(-2)).toEqual(["/opt/tsgpu/dist/kernel/cli.js", "launch"]);
+    // Through the launcher, with the key of the image's installation (/opt/tsgpu).
+    expect(cmd.slice(0, 4)).toEqual(["/opt/tsgpu/build/Release/tsgpu-launch", "--checker", checkerStartKey("/opt/tsgpu"), "/usr/local/bin/node"]);
     expect(k.find((i) => i.op === "USER")!.args).toBe("1000");
-    // Run it here, the image's paths mapped onto this checkout.
-    const argv = cmd.map((a) => a === "/usr/local/bin/node" ? process.execPath : a.replace("/opt/tsgpu", ROOT));
+    // Run it here, the image's paths (and the key that names them) mapped onto this checkout.
+    const argv = cmd.map((a) => a === "/usr/local/bin/node" ? process.execPath
+      : a === checkerStartKey("/opt/tsgpu") ? checkerStartKey(ROOT) : a.replace("/opt/tsgpu", ROOT));
     const server = createServer();
     const payload = new Promise<string>((resolve) => server.on("connection", (s) => {
       let data = "";
