@@ -11,6 +11,7 @@ import { join } from "path";
 import type { CheckerReply, CheckerRequest } from "./checker_protocol";
 import type { ProjectSetup } from "./project";
 import { type LaunchedChecker, startCheckerProcess } from "./checker_snapshot";
+import { closeOnExec } from "../transport/listen_fds";
 
 export interface CheckerChannel {
   /** "thread": a worker thread; "process": a child process started from the snapshot. */
@@ -103,6 +104,8 @@ export function processChannel(setup: ProjectSetup, file: string, events: Channe
  * zombie until the kernel ends.
  */
 export function launchedChannel(p: LaunchedChecker, events: ChannelEvents): CheckerChannel {
+  // A process the kernel starts must not hold them, or the checker would not see the kernel's end.
+  for (const fd of [p.ipcFd, p.stderrFd]) closeOnExec(fd);
   const ipc = new Socket({ fd: p.ipcFd, readable: true, writable: true });
   const err = new Socket({ fd: p.stderrFd, readable: true, writable: false });
   let ended = false;

@@ -70,6 +70,18 @@ export function takeListenFds(info: ConnectionInfo, env: NodeJS.ProcessEnv = pro
   return { fds };
 }
 
+/**
+ * Marks a descriptor the launcher passed on close-on-exec, so that no process the kernel starts holds it;
+ * false when the addon is not there or the descriptor is not open.
+ */
+export function closeOnExec(fd: number): boolean {
+  try {
+    return (require(kAddon) as { closeOnExec(fd: number): boolean }).closeOnExec(fd);
+  } catch {
+    return false;
+  }
+}
+
 /** Makes a zeromq socket take over a listening socket at its next bind (the bind's address must be that socket's). */
 export function useListener(sock: object, fd: number | undefined): void {
   if (fd !== undefined) (sock as { setInt32Option(id: number, value: number): void }).setInt32Option(ZMQ_USE_FD, fd);

@@ -58,6 +58,10 @@ const ch = launchedChannel(launched, {
   message: (m) => { out.replies.push(m); ch.post({ kind: "die" }); },
   failed: (reason) => { out.failed = reason; console.log(JSON.stringify(out)); process.exit(0); },
 });
+// What a process the kernel starts holds: not the checker's channel or stderr.
+const link = (fd) => require("fs").readlinkSync("/proc/self/fd/" + fd);
+out.links = [link(launched.ipcFd), link(launched.stderrFd)];
+out.childFds = require("child_process").execFileSync("ls", ["-l", "/proc/self/fd"], { encoding: "utf8" });
 ch.post({ kind: "hello", text: "caf\\u00e9 \\"quoted\\"\\nline" });
 setTimeout(() => { out.failed = "no end within 20 s"; console.log(JSON.stringify(out)); process.exit(1); }, 20000);
 `;
@@ -104,8 +108,12 @@ test("the launcher starts the start file's command, and the kernel takes over it
   const s = setUp(validFields);
   const out = launch(s);
   expect(out.launched).toMatchObject({ snapshot: join(s.cache, "..", "stand-in.snapshot") });
-  // Taken over: no process the kernel starts inherits it.
+  // Taken over: no process the kernel starts inherits the variable, or the descriptors.
   expect(out.envAfter).toBeNull();
+  expect(out.links[0]).toMatch(/^socket:\[\d+\]$/);
+  expect(out.links[1]).toMatch(/^pipe:\[\d+\]$/);
+  expect(out.childFds).toMatch(/ 0 -> /);
+  for (const l of out.links) expect(out.childFds).not.toContain(l);
   expect(out.replies).toHaveLength(1);
   const [r] = out.replies;
   // The message went there and back as JSON lines.

@@ -1,16 +1,26 @@
 /*
- * tsgpu_listen.node: the kernel's side of tsgpu-launch (launch.c). One
- * function, adoptListener(fd), for each socket the launcher passed on:
+ * tsgpu_listen.node: the kernel's side of tsgpu-launch (launch.c). Two
+ * functions. adoptListener(fd), for each socket the launcher passed on:
  * checks that fd is a listening TCP socket and marks it close-on-exec (it
  * came through exec without, and processes the kernel starts must not hold
  * the kernel's ports; Node.js 20 happens to mark inherited descriptors so as
- * it starts, which is not promised anywhere), and returns its port. Small on purpose: it loads in
- * well under a millisecond, before anything else of the kernel.
+ * it starts, which is not promised anywhere), and returns its port.
+ * closeOnExec(fd): marks fd close-on-exec (the type checker's channel and
+ * stderr, early_checker.c: a process the kernel starts must not hold them,
+ * or the checker would outlive the kernel); true when done. Small on
+ * purpose: it loads in well under a millisecond, before anything else of the
+ * kernel.
  */
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <node_api.h>
 #include <sys/socket.h>
+
+/* Marks fd close-on-exec; 0 when done. */
+static int close_on_exec(int fd) {
+  int flags = fcntl(fd, F_GETFD);
+  return flags < 0 || fcntl(fd, F_SETFD, flags | FD_CLOEXEC) != 0 ? -1 : 0;
+}
 
 /* The port fd listens on, or -1 when it is not a listening IPv4 TCP socket (it is left as it is then). */
 static int listener_port(int fd) {
@@ -20,21 +30,36 @@ static int listener_port(int fd) {
   struct sockaddr_in addr;
   len = sizeof addr;
   if (getsockname(fd, (struct sockaddr *)&addr, &len) != 0 || addr.sin_family != AF_INET) return -1;
-  int flags = fcntl(fd, F_GETFD);
-  if (flags < 0 || fcntl(fd, F_SETFD, flags | FD_CLOEXEC) != 0) return -1;
+  if (close_on_exec(fd) != 0) return -1;
   return ntohs(addr.sin_port);
 }
 
-static napi_value AdoptListener(napi_env env, napi_callback_info info) {
+/* The one argument, a file descriptor, or -1 (a TypeError is pending then). */
+static int32_t fd_argument(napi_env env, napi_callback_info info) {
   size_t argc = 1;
-  napi_value arg, result;
+  napi_value arg;
   int32_t fd = -1;
   if (napi_get_cb_info(env, info, &argc, &arg, NULL, NULL) != napi_ok || argc < 1 ||
       napi_get_value_int32(env, arg, &fd) != napi_ok || fd < 0) {
     napi_throw_type_error(env, NULL, "expected a file descriptor (a non-negative integer) for fd");
-    return NULL;
+    return -1;
   }
+  return fd;
+}
+
+static napi_value AdoptListener(napi_env env, napi_callback_info info) {
+  int32_t fd = fd_argument(env, info);
+  if (fd < 0) return NULL;
+  napi_value result;
   napi_create_int32(env, listener_port(fd), &result);
+  return result;
+}
+
+static napi_value CloseOnExec(napi_env env, napi_callback_info info) {
+  int32_t fd = fd_argument(env, info);
+  if (fd < 0) return NULL;
+  napi_value result;
+  napi_get_boolean(env, close_on_exec(fd) == 0, &result);
   return result;
 }
 
@@ -42,5 +67,7 @@ NAPI_MODULE_INIT() {
   napi_value fn;
   napi_create_function(env, "adoptListener", NAPI_AUTO_LENGTH, AdoptListener, NULL, &fn);
   napi_set_named_property(env, exports, "adoptListener", fn);
+  napi_create_function(env, "closeOnExec", NAPI_AUTO_LENGTH, CloseOnExec, NULL, &fn);
+  napi_set_named_property(env, exports, "closeOnExec", fn);
   return exports;
 }
