@@ -114,7 +114,7 @@ export {
   IndexItem,
 } from './ops/views';
 export { clone, ToOptions } from './ops/copy';
-export { setPrintOptions, getPrintOptions, PrintOptions } from './ops/format';
+export { setPrintOptions, getPrintOptions, PrintOptions, PrintOptionsUpdate } from './ops/format';
 export {
   DType,
   getDefaultDtype,

@@ -26,11 +26,53 @@ export interface PrintOptions {
   sciMode: boolean | null;
 }
 
-const opts: PrintOptions = { precision: 4, threshold: 1000, edgeitems: 3, linewidth: 80, sciMode: null };
+/** torch.set_printoptions' profiles. */
+const kProfiles: Record<string, Omit<PrintOptions, 'sciMode'>> = {
+  default: { precision: 4, threshold: 1000, edgeitems: 3, linewidth: 80 },
+  short: { precision: 2, threshold: 1000, edgeitems: 2, linewidth: 80 },
+  full: { precision: 4, threshold: Infinity, edgeitems: 3, linewidth: 80 },
+};
 
-/** Changes print options (torch.set_printoptions); unspecified fields keep their value. */
-export function setPrintOptions(o: Partial<PrintOptions>): void {
-  Object.assign(opts, o);
+const opts: PrintOptions = { ...kProfiles.default, sciMode: null };
+
+/** What setPrintOptions takes: options, and a profile applied before them. */
+export interface PrintOptionsUpdate extends Partial<PrintOptions> {
+  /** Sets precision, threshold, edgeitems and linewidth to a profile's (applied first). */
+  profile?: 'default' | 'short' | 'full';
+}
+
+/**
+ * Changes print options as torch.set_printoptions does: the profile first,
+ * then each option given; the others keep their value, except sciMode,
+ * which every call sets (to automatic when not given), as in PyTorch.
+ */
+export function setPrintOptions(o: PrintOptionsUpdate = {}): void {
+  const { profile, sciMode, ...rest } = o;
+  const checks: [keyof typeof rest, number | undefined, boolean][] = [
+    ['precision', rest.precision, Number.isInteger(rest.precision) && rest.precision! >= 0],
+    ['threshold', rest.threshold, rest.threshold! >= 0],
+    ['edgeitems', rest.edgeitems, Number.isInteger(rest.edgeitems) && rest.edgeitems! >= 0],
+    ['linewidth', rest.linewidth, Number.isInteger(rest.linewidth) && rest.linewidth! > 0],
+  ];
+  for (const [name, v, ok] of checks) {
+    if (v !== undefined && v !== null && !ok) {
+      const what = name === 'threshold' ? 'a non-negative number' : name === 'linewidth' ? 'a positive integer' : 'a non-negative integer';
+      throw new TypeError(`setPrintOptions: expected ${what} for ${name}, got ${typeof v === 'number' ? String(v) : JSON.stringify(v) ?? String(v)}`);
+    }
+  }
+  if (sciMode !== undefined && sciMode !== null && typeof sciMode !== 'boolean') {
+    throw new TypeError(`setPrintOptions: expected true, false or null for sciMode, got ${JSON.stringify(sciMode)}`);
+  }
+  if (profile !== undefined && profile !== null) {
+    if (!Object.prototype.hasOwnProperty.call(kProfiles, profile)) {
+      throw new TypeError(`setPrintOptions: expected 'default', 'short' or 'full' for profile, got ${JSON.stringify(profile)}`);
+    }
+    Object.assign(opts, kProfiles[profile]);
+  }
+  for (const [name, v] of Object.entries(rest) as [keyof typeof rest, number | undefined][]) {
+    if (v !== undefined && v !== null && name in kProfiles.default) opts[name] = v;
+  }
+  opts.sciMode = sciMode ?? null;
 }
 
 /** The current print options. */

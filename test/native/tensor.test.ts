@@ -118,6 +118,16 @@ test('printing a big tensor or a view of one allocates no tensor memory', () => 
   [x, h].forEach((t) => t.dispose());
 });
 
+test('print options that PyTorch would refuse are refused with their name, and change nothing', () => {
+  const before = torch.getPrintOptions();
+  expect(() => torch.setPrintOptions({ profile: 'long' as 'full' })).toThrow("setPrintOptions: expected 'default', 'short' or 'full' for profile, got \"long\"");
+  expect(() => torch.setPrintOptions({ precision: -1 })).toThrow('setPrintOptions: expected a non-negative integer for precision, got -1');
+  expect(() => torch.setPrintOptions({ linewidth: 0 })).toThrow('setPrintOptions: expected a positive integer for linewidth, got 0');
+  expect(() => torch.setPrintOptions({ threshold: Number.NaN })).toThrow('setPrintOptions: expected a non-negative number for threshold, got NaN');
+  expect(() => torch.setPrintOptions({ sciMode: 'yes' as unknown as boolean })).toThrow('setPrintOptions: expected true, false or null for sciMode, got "yes"');
+  expect(torch.getPrintOptions()).toEqual(before);
+});
+
 describe('dtypes', () => {
   test('every dtype round-trips through tensor(), toArray() and tolist()', () => {
     const values = [0, 1, -2, 3, 100];

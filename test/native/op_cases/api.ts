@@ -291,6 +291,26 @@ const printing: RefCase[] = [
         torch.setPrintOptions(saved);
       }
     } },
+  { name: 'print options: every call sets sciMode (automatic when not given), and profiles', inputs: { v, big },
+    torch: '"|".join(s for s in [torch.set_printoptions(sci_mode=False), str(v * 1e9), torch.set_printoptions(precision=2), str(v * 1e9), ' +
+      'torch.set_printoptions(profile="short"), str(big * 3), torch.set_printoptions(profile="full", linewidth=100), str(torch.arange(1100.) / 7), ' +
+      'torch.set_printoptions(profile="default")] if s)',
+    run: ({ v, big }) => {
+      const saved = torch.getPrintOptions();
+      try {
+        torch.setPrintOptions({ sciMode: false });
+        const fixed = v.mul(1e9).toString();
+        torch.setPrintOptions({ precision: 2 }); // sciMode back to automatic, as in PyTorch
+        const auto = v.mul(1e9).toString();
+        torch.setPrintOptions({ profile: 'short' });
+        const short = big.mul(3).toString();
+        torch.setPrintOptions({ profile: 'full', linewidth: 100 });
+        const full = torch.arange(1100).div(7).toString();
+        return [fixed, auto, short, full].join('|');
+      } finally {
+        torch.setPrintOptions(saved);
+      }
+    } },
   { name: 'print bfloat16 0-dim', inputs: { v }, torch: 'str(v[0].bfloat16())', run: ({ v }) => v.select(0, 0).bfloat16().toString() },
 ];
 
