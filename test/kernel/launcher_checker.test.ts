@@ -7,7 +7,7 @@
  * real kernel and checker go through it in test_gateway_launch.py.
  */
 import { spawnSync } from "child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { checkerStartFile } from "../../kernel/execution/checker_snapshot";
@@ -157,6 +157,12 @@ test("without a usable start file the launcher starts no checker", () => {
   }
   // Snapshots off: the start file is not read.
   expect(launch(setUp(validFields), { TSGPU_CHECKER_SNAPSHOT: "0" }).launched).toBeNull();
+  // A start file that others may write names a command nobody should run for this user.
+  const open = setUp(validFields);
+  chmodSync(checkerStartFile(KEY, open.cache), 0o666);
+  expect(launch(open).launched).toBeNull();
+  chmodSync(checkerStartFile(KEY, open.cache), 0o600);
+  expect(launch(open).launched).not.toBeNull();
 });
 
 test("a start file whose last field is not ended is not used", () => {

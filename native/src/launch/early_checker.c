@@ -21,9 +21,10 @@
  * pair on fd 3, NODE_CHANNEL_FD, JSON lines), /dev/null for stdin and
  * stdout, and a pipe for stderr. The kernel is told in TSGPU_EARLY_CHECKER
  * ("pid=PID;ipc=FD;stderr=FD;snapshot=FILE") and takes the checker over, or
- * ends it when it would have started another one (another snapshot). Any
- * failure here starts nothing and sets nothing: the kernel starts its
- * checker itself, as it does without this launcher.
+ * ends it when it would have started another one (another snapshot). A
+ * start file that is not this user's, or that others may write, is not
+ * read. Any failure here starts nothing and sets nothing: the kernel starts
+ * its checker itself, as it does without this launcher.
  */
 #define _GNU_SOURCE
 #include "early_checker.h"
@@ -35,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /** The largest start file read (bytes): the setup's ambient declarations are a few KiB. */
@@ -122,6 +124,9 @@ void start_early_checker(const char *key) {
   char dir[4096], path[4200];
   if (!cache_dir(dir, sizeof dir) || snprintf(path, sizeof path, "%s/checker-start-%s", dir, key) >= (int)sizeof path) return;
 
+  /* It names a command to run: only a file of this user that nobody else may write. */
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != getuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) return;
   static char text[kMaxStartFile + 1];
   ssize_t got = read_small_file(path, text, kMaxStartFile);
   if (got <= 0 || text[got - 1] != 0) return;
