@@ -11,7 +11,7 @@
  */
 import { randomUUID } from "crypto";
 import { writeSync } from "fs";
-import { Transport, TransportEvents } from "./transport/bridge";
+import { StartOptions, Transport, TransportEvents } from "./transport/bridge";
 import { ConnectionInfo, readConnectionFile } from "./protocol/connection";
 import type { Origin } from "./protocol/message";
 import { kernelInfo } from "./info";
@@ -57,10 +57,10 @@ export interface Boot {
 
 /**
  * Boots on a connection file, or on connection info already in hand (`tsgpu launch`, whose client comes
- * only after the gateway has the ports: its socket thread starts at once, and its engine loads on the
- * launcher's cue, not on engineCue).
+ * only after the gateway has the ports: its socket thread starts at once, with the launcher's companion
+ * module if it names one, and its engine loads on the launcher's cue, not on engineCue).
  */
-export function boot(connection: string | ConnectionInfo): Boot {
+export function boot(connection: string | ConnectionInfo, companion?: Pick<StartOptions, "companion" | "onCompanion">): Boot {
   const info = typeof connection === "string" ? readConnectionFile(connection) : connection;
   const origin: Origin = { session: randomUUID(), username: "kernel" };
   const staticInfo: Record<string, unknown> = { ...kernelInfo() };
@@ -80,7 +80,8 @@ export function boot(connection: string | ConnectionInfo): Boot {
   // The launcher's listening sockets (taken here, before the kernel starts any process that could inherit them).
   const listen = typeof connection === "string" ? takeListenFds(info) : { fds: {} };
   if (listen.why) log(`the launcher's sockets are not used (the kernel binds its ports itself): ${listen.why}`);
-  const started = transport.start(info, { ...staticInfo, session: origin.session }, listen.fds, typeof connection !== "string");
+  const started = transport.start(info, { ...staticInfo, session: origin.session }, listen.fds,
+    { threadAtOnce: typeof connection !== "string", ...companion });
   started.catch(() => undefined);
   const engineCue = new Promise<void>((resolve) => {
     void transport.firstReply.then(resolve);

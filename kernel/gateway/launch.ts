@@ -6,7 +6,7 @@
  * 1. choose five kernel ports (inside the port range when there is one) and
  *    a fresh HMAC key, and bind the kernel's sockets on every interface;
  * 2. listen on a sixth port, `comm_port`, for the gateway's signal and
- *    shutdown requests (comm_worker.ts);
+ *    shutdown requests (comm_listener.ts, on the kernel's socket thread);
  * 3. send the connection info, encrypted for the gateway (payload.ts), to
  *    the response address, and close that connection;
  * 4. load the engine and serve, as `tsgpu kernel` does.
@@ -19,14 +19,13 @@ import { randomUUID } from "crypto";
 import { readFileSync, writeSync } from "fs";
 import { execFileSync } from "child_process";
 import { join } from "path";
-import { Worker } from "worker_threads";
 import { boot, type Boot } from "../boot";
 import { exitProcess } from "../guard";
 import type { ConnectionInfo } from "../protocol/connection";
 import { parseLaunchArgs, type LaunchOptions } from "./options";
 import { closeAll, holdPorts, portOf } from "./ports";
 import { encryptConnectionInfo, sendPayload, type GatewayConnectionInfo } from "./payload";
-import type { CommWorkerInit, FromCommWorker, ToCommWorker } from "./comm_worker";
+import type { CommListenerInit, FromCommListener, ToCommListener } from "./comm_listener";
 
 function log(text: string): void {
   try { writeSync(2, `[tsgpu launch] ${text}\n`); } catch { /* stderr closed */ }
@@ -41,22 +40,6 @@ export function processGroup(): number {
   } catch {
     try { return Number(execFileSync("ps", ["-o", "pgid=", "-p", String(process.pid)], { encoding: "utf8" }).trim()); } catch { return process.pid; }
   }
-}
-
-/** Starts the comm port listener; resolves with its port and a way to tell it that the kernel serves. */
-function startCommListener(o: LaunchOptions): Promise<{ port: number; serving: () => void }> {
-  const w = new Worker(join(__dirname, "comm_worker.js"), {
-    workerData: { range: o.portRange, retries: o.retries } satisfies CommWorkerInit,
-    stdout: false, stderr: false,
-  });
-  w.unref();
-  return new Promise((resolve, reject) => {
-    w.on("message", (m: FromCommWorker) => {
-      if (m.kind === "port") resolve({ port: m.port, serving: () => w.postMessage({ kind: "serving" } satisfies ToCommWorker) });
-      else if (m.kind === "error") reject(new Error(`comm port: ${m.message}`));
-    });
-    w.on("error", (e) => reject(new Error(`the comm port listener failed: ${e?.message ?? e}`)));
-  });
 }
 
 /** Ends the process with one line on stderr (the gateway's or the pod's log), the kernel's sockets closed first. */
@@ -85,23 +68,14 @@ options EG passes are ignored.
 export async function launch(args: string[]): Promise<void> {
   if (args.includes("-h") || args.includes("--help")) { process.stdout.write(LAUNCH_HELP); return; }
   let o: LaunchOptions;
-  let comm: { port: number; serving: () => void };
   let info: ConnectionInfo;
-  let engine: Promise<typeof import("../kernel")>;
   try {
     o = parseLaunchArgs(args);
     if (o.ignored.length) log(`ignoring ${o.ignored.map((a) => JSON.stringify(a)).join(", ")}`);
     // A kernel that EG started over ssh is detached (`nohup … &`): unless jupyter_client named a parent
     // (JPY_PARENT_PID, on EG's own host), there is none whose end should end the kernel.
     if (!process.env.JPY_PARENT_PID) process.env.JPY_PARENT_PID = "1";
-    // The comm port is taken while the five kernel ports are still held, so it cannot be one of them.
-    const ports = Promise.all([holdPorts(5, o.portRange, o.retries), startCommListener(o)]);
-    // No client comes before the gateway has the connection info and its poll interval (0.5 s by default)
-    // has passed: the engine loads now, on this thread, while the comm port's thread starts on another.
-    engine = import("../kernel");
-    engine.catch(() => undefined);
-    const [held, listener] = await ports;
-    comm = listener;
+    const held = await holdPorts(5, o.portRange, o.retries);
     const [shell_port, iopub_port, stdin_port, hb_port, control_port] = held.map(portOf);
     await closeAll(held);
     info = {
@@ -112,17 +86,35 @@ export async function launch(args: string[]): Promise<void> {
     return fail(e);
   }
 
-  const b = boot(info);
+  // The comm port's listener runs on the socket thread, which it shares with control and heartbeat; it
+  // must not take one of the kernel's ports, which nobody listens on until the sockets are bound.
+  let answered!: (m: FromCommListener) => void;
+  const commPort = new Promise<number>((resolve, reject) => {
+    answered = (m) => {
+      if (m.kind === "port") resolve(m.port);
+      else if (m.kind === "error") reject(new Error(`comm port: ${m.message}`));
+    };
+  });
+  commPort.catch(() => undefined);
+  const commInit: CommListenerInit = {
+    range: o.portRange, retries: o.retries,
+    exclude: [info.shell_port, info.iopub_port, info.stdin_port, info.hb_port, info.control_port].map(Number),
+  };
+  const b = boot(info, {
+    companion: { file: join(__dirname, "comm_listener.js"), data: commInit },
+    onCompanion: (m) => answered(m as FromCommListener),
+  });
   process.on("SIGTERM", () => {
     log("SIGTERM: shutting down");
     if (b.shutdown) b.shutdown(false);
     // Before the kernel serves (the engine may be loading, and its guard refuses process.exit to cells).
     else void b.transport.abort().finally(() => exitProcess(0));
   });
+  // No client comes before the gateway has the connection info and its poll interval (0.5 s by default)
+  // has passed: the engine loads now, on this thread, while the socket thread starts on another.
+  const engine = import("../kernel");
+  engine.catch(() => undefined);
   try {
-    const reply: GatewayConnectionInfo = {
-      ...(info as GatewayConnectionInfo), comm_port: comm.port, pid: process.pid, pgid: processGroup(), kernel_id: o.kernelId,
-    };
     // As EG's own launcher does, the connection info goes out while the kernel binds its sockets (the ports
     // are chosen, and ZeroMQ connects whenever they are bound): the gateway looks for it first one poll
     // interval (0.5 s by default) after the launch, and a kernel that misses that look is announced a whole
@@ -130,10 +122,15 @@ export async function launch(args: string[]): Promise<void> {
     // kernel gone through the comm port.
     const bound = b.started.catch((e) => { throw new Error(`cannot bind the kernel's sockets on ports ${info.shell_port}, ${info.iopub_port}, ${info.stdin_port}, ${info.hb_port}, ${info.control_port}: ${(e as Error).message}`); });
     bound.catch(() => undefined);
+    // The comm port, unless the socket thread failed first.
+    const comm = await Promise.race([commPort, bound.then(() => commPort)]);
+    const reply: GatewayConnectionInfo = {
+      ...(info as GatewayConnectionInfo), comm_port: comm, pid: process.pid, pgid: processGroup(), kernel_id: o.kernelId,
+    };
     await sendPayload(o.response.host, o.response.port, encryptConnectionInfo(reply, o.publicKey), o.launchTimeoutMs);
     await bound;
     log(`kernel ${o.kernelId}: ports ${info.shell_port} (shell) ${info.iopub_port} (iopub) ${info.stdin_port} (stdin) ` +
-      `${info.hb_port} (hb) ${info.control_port} (control) ${comm.port} (comm), connection info sent to ${o.response.host}:${o.response.port}`);
+      `${info.hb_port} (hb) ${info.control_port} (control) ${comm} (comm), connection info sent to ${o.response.host}:${o.response.port}`);
   } catch (e) {
     return fail(e, b);
   }
@@ -143,5 +140,5 @@ export async function launch(args: string[]): Promise<void> {
   } catch (e) {
     return fail(e, b);
   }
-  comm.serving();
+  b.transport.toCompanion({ kind: "serving" } satisfies ToCommListener);
 }

@@ -7,8 +7,27 @@ import type { Channel, Message } from "../protocol/message";
 import type { ConnectionInfo } from "../protocol/connection";
 import type { ListenFds } from "./listen_fds";
 
+/**
+ * A module that runs on the socket thread beside the kernel's sockets, so
+ * that it answers while a cell holds the main thread (the launcher's comm
+ * port listener: gateway/comm_listener.ts). `file` exports
+ * `startCompanion(data, link)`; its messages and the main thread's travel
+ * over `link` as plain (structured-clone) values.
+ */
+export interface ThreadCompanion { file: string; data: unknown }
+
+/** The socket thread's side of a companion's conversation with the main thread. */
+export interface CompanionLink {
+  /** Sends a message to the main thread (Transport's onCompanion). */
+  send(msg: unknown): void;
+  /** Calls fn for each message the main thread sends (Transport.toCompanion). */
+  onMessage(fn: (msg: unknown) => void): void;
+}
+
 export interface WorkerInit {
   info: ConnectionInfo;
+  /** A module to run on this thread as well (optional; none by default). */
+  companion?: ThreadCompanion;
   /** Listening sockets the launcher bound for control, stdin and heartbeat (see listen_fds.ts), if any. */
   listenFds: ListenFds;
   /**
@@ -37,13 +56,17 @@ export type ToMain =
   | { kind: "interrupt" }
   | { kind: "log"; text: string }
   /** The socket thread closed its sockets (it stays up until the process ends). */
-  | { kind: "closed" };
+  | { kind: "closed" }
+  /** From the companion module. */
+  | { kind: "companion"; msg: unknown };
 
 export type ToWorker =
   | { kind: "send"; channel: Channel; msg: Message }
   | { kind: "shutdown-handled" }
   | { kind: "device-usage"; devices: Record<string, unknown> }
-  | { kind: "close" };
+  | { kind: "close" }
+  /** For the companion module. */
+  | { kind: "companion"; msg: unknown };
 
 /** Index in the interrupt flag array that says the relay ring has messages. */
 export const RELAY_PENDING = 1;

@@ -25,7 +25,7 @@ import { recordOutbound } from "../protocol/outbound_log";
 import { packFrames, SharedRing, unpackFrames } from "./ring";
 import { ListenFds, useListener } from "./listen_fds";
 import {
-  FLAG_WORDS, RELAY_PENDING, STDIN_CAPACITY_BYTES, STDIN_EMPTY, STDIN_FULL, STDIN_HEADER_BYTES, ToMain, ToWorker, WorkerInit,
+  FLAG_WORDS, RELAY_PENDING, STDIN_CAPACITY_BYTES, STDIN_EMPTY, STDIN_FULL, STDIN_HEADER_BYTES, ThreadCompanion, ToMain, ToWorker, WorkerInit,
 } from "./bridge-types";
 
 export interface TransportEvents {
@@ -62,6 +62,13 @@ const unsigned = new Signer("");
 /** How long zeromq may keep trying to deliver queued messages once a socket is closed (ms). */
 const kLingerMs = 1000;
 
+/** Transport.start's options (see there). */
+export interface StartOptions {
+  threadAtOnce?: boolean;
+  companion?: ThreadCompanion;
+  onCompanion?: (msg: unknown) => void;
+}
+
 export class Transport {
   /** [0]: the interrupt flag; [RELAY_PENDING]: the relay has messages. */
   readonly interruptFlag = new Int32Array(new SharedArrayBuffer(4 * FLAG_WORDS));
@@ -85,6 +92,8 @@ export class Transport {
   /** The device figures last sent to the worker, as JSON. */
   private lastDeviceUsage = "{}";
   private workerReady: Promise<void> = Promise.resolve();
+  /** Where the companion module's messages go. */
+  private onCompanion?: (msg: unknown) => void;
   private answeredEarly!: () => void;
   /** A kernel_info_request came before the kernel served and was answered. */
   answeringEarly = false;
@@ -104,10 +113,13 @@ export class Transport {
   /**
    * Binds shell and iopub here, starts the worker for the others; resolves once every socket is bound.
    * `fds`: listening sockets the launcher bound (listen_fds.ts), taken over instead of binding.
-   * `threadAtOnce`: the socket thread starts with the binds, not after the first kernel_info (for a
+   * `o.threadAtOnce`: the socket thread starts with the binds, not after the first kernel_info (for a
    * kernel whose client comes only after it was told the ports, as Enterprise Gateway's does).
+   * `o.companion`: a module the socket thread runs too; its messages go to `o.onCompanion`.
    */
-  start(info: ConnectionInfo, kernelInfo: Record<string, unknown>, fds: ListenFds = {}, threadAtOnce = false): Promise<void> {
+  start(info: ConnectionInfo, kernelInfo: Record<string, unknown>, fds: ListenFds = {}, o: StartOptions = {}): Promise<void> {
+    const threadAtOnce = o.threadAtOnce ?? false;
+    this.onCompanion = o.onCompanion;
     this.signer = new Signer(info.key, info.signature_scheme);
     this.origin = { session: String(kernelInfo.session ?? ""), username: "kernel" };
     this.kernelInfoContent = (({ session: _s, ...rest }) => rest)(kernelInfo);
@@ -118,7 +130,7 @@ export class Transport {
     const workerData: WorkerInit = {
       info, listenFds: { control: fds.control, stdin: fds.stdin, hb: fds.hb }, interruptFlag: this.interruptFlag.buffer, stdinBox: this.stdinBox, kernelInfo,
       outRing: this.ring.buffer, relayRing: this.relay.buffer,
-      parentPid: Number(process.env.JPY_PARENT_PID) || process.ppid,
+      parentPid: Number(process.env.JPY_PARENT_PID) || process.ppid, companion: o.companion,
     };
     // The socket thread starts once the client's first kernel_info has been answered (or kWorkerDelayMs
     // after shell and iopub are bound if none came): starting a thread is a second Node.js to boot, and
@@ -149,6 +161,7 @@ export class Transport {
           case "stdin": this.events.stdin(m.msg); break;
           case "interrupt": this.events.interrupt(); break;
           case "log": this.events.log(m.text); break;
+          case "companion": this.onCompanion?.(m.msg); break;
         }
       });
     });
@@ -354,6 +367,11 @@ export class Transport {
   /** Forgets any stdin reply left from before, ahead of a new input_request. */
   clearStdin(): void {
     Atomics.store(new Int32Array(this.stdinBox, 0, 2), 0, STDIN_EMPTY);
+  }
+
+  /** Sends a message to the socket thread's companion module (see StartOptions). */
+  toCompanion(msg: unknown): void {
+    this.post({ kind: "companion", msg });
   }
 
   private post(m: ToWorker): void {

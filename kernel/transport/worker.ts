@@ -24,7 +24,7 @@ import { useListener } from "./listen_fds";
 import { processUsage } from "../usage";
 import { recordOutbound } from "../protocol/outbound_log";
 import {
-  RELAY_PENDING, STDIN_CAPACITY_BYTES, STDIN_FULL, STDIN_HEADER_BYTES, ToMain, ToWorker, WorkerInit,
+  CompanionLink, RELAY_PENDING, STDIN_CAPACITY_BYTES, STDIN_FULL, STDIN_HEADER_BYTES, ToMain, ToWorker, WorkerInit,
 } from "./bridge-types";
 
 const init = workerData as WorkerInit;
@@ -225,8 +225,27 @@ async function serveControl(): Promise<void> {
   }
 }
 
+/** The companion module's handlers of the main thread's messages. */
+const companionHandlers: ((msg: unknown) => void)[] = [];
+
+/** Starts the companion module, if there is one, before the binds: it answers on its own from now on. */
+function startCompanion(): void {
+  const c = init.companion;
+  if (!c) return;
+  const link: CompanionLink = {
+    send: (msg) => toMain({ kind: "companion", msg }),
+    onMessage: (fn) => { companionHandlers.push(fn); },
+  };
+  try {
+    (require(c.file) as { startCompanion(data: unknown, link: CompanionLink): void }).startCompanion(c.data, link);
+  } catch (e) {
+    log(`cannot start ${c.file} on the socket thread: ${(e as Error)?.stack ?? e}`);
+  }
+}
+
 port.on("message", (m: ToWorker) => {
   if (m.kind === "send") { drainRing(); send(m.channel as keyof typeof outboxes, revive(m.msg)); }
+  else if (m.kind === "companion") { for (const fn of companionHandlers) fn(m.msg); }
   else if (m.kind === "device-usage") devices = m.devices;
   else if (m.kind === "shutdown-handled") { if (shutdownTimer) clearTimeout(shutdownTimer); }
   else if (m.kind === "close") {
@@ -262,6 +281,7 @@ function watchParent(): void {
   timer.unref();
 }
 
+startCompanion();
 bindAll().then(() => {
   watchParent();
   toMain({ kind: "ready" });

@@ -1,5 +1,6 @@
 /**
- * The launcher's listener on `comm_port`, on its own thread so that it
+ * The launcher's listener on `comm_port`, run on the kernel's socket thread
+ * (a companion of the transport: transport/bridge-types.ts) so that it
  * answers while a cell keeps the main thread busy. Enterprise Gateway opens
  * one connection per request, writes one JSON object and closes:
  *
@@ -13,23 +14,22 @@
  * launcher does. The listener lives inside the kernel process, so it stops
  * accepting as soon as the kernel is gone.
  */
-import { parentPort, workerData } from "worker_threads";
 import { writeSync } from "fs";
 import type { Socket } from "net";
 import { listenInRange, portOf } from "./ports";
 import type { PortRange } from "./options";
+import type { CompanionLink } from "../transport/bridge-types";
 
-export interface CommWorkerInit { range: PortRange; retries: number }
-export type FromCommWorker = { kind: "port"; port: number } | { kind: "error"; message: string } | { kind: "shutdown" };
-export type ToCommWorker = { kind: "serving" };
+/** The listener's start: the port range, EG's retries, and the kernel's five ports, which it must not take. */
+export interface CommListenerInit { range: PortRange; retries: number; exclude: number[] }
+export type FromCommListener = { kind: "port"; port: number } | { kind: "error"; message: string } | { kind: "shutdown" };
+export type ToCommListener = { kind: "serving" };
 
 /** A request larger than this is not one of the gateway's (bytes). */
 const kMaxRequest = 64 * 1024;
 /** After a terminate request, how long a busy cell may hold up the clean shutdown before it is interrupted (ms). */
 const kTerminateGraceMs = 1000;
 
-const init = workerData as CommWorkerInit;
-const port = parentPort!;
 const pid = process.pid;
 /** Until the kernel serves, SIGINT has no handler yet (it would end the process): an interrupt has nothing to stop. */
 let serving = false;
@@ -74,18 +74,18 @@ function handle(text: string, stop: () => void): void {
   }
 }
 
-async function main(): Promise<void> {
+async function listen(init: CommListenerInit, link: CompanionLink): Promise<void> {
+  const send = (m: FromCommListener) => link.send(m);
   let server;
   try {
-    server = await listenInRange(init.range, init.retries);
+    server = await listenInRange(init.range, init.retries, "0.0.0.0", init.exclude);
   } catch (e) {
-    port.postMessage({ kind: "error", message: (e as Error).message } satisfies FromCommWorker);
+    send({ kind: "error", message: (e as Error).message });
     return;
   }
   const stop = () => {
     server.close();
-    port.postMessage({ kind: "shutdown" } satisfies FromCommWorker);
-    port.close();
+    send({ kind: "shutdown" });
   };
   server.on("connection", (sock: Socket) => {
     const chunks: Buffer[] = [];
@@ -98,8 +98,11 @@ async function main(): Promise<void> {
     sock.on("end", () => { sock.end(); if (size <= kMaxRequest) handle(Buffer.concat(chunks).toString("utf8"), stop); });
     sock.on("error", () => undefined);
   });
-  port.on("message", (m: ToCommWorker) => { if (m.kind === "serving") serving = true; });
-  port.postMessage({ kind: "port", port: portOf(server) } satisfies FromCommWorker);
+  link.onMessage((m) => { if ((m as ToCommListener).kind === "serving") serving = true; });
+  send({ kind: "port", port: portOf(server) });
 }
 
-void main();
+/** Starts the listener (the socket thread calls it); its port, or why there is none, goes to the main thread. */
+export function startCompanion(data: unknown, link: CompanionLink): void {
+  void listen(data as CommListenerInit, link);
+}
