@@ -15,13 +15,15 @@
  * accepting as soon as the kernel is gone.
  */
 import { writeSync } from "fs";
-import type { Socket } from "net";
-import { listenInRange, portOf } from "./ports";
-import type { PortRange } from "./options";
+import { Server, Socket, createServer } from "net";
+import { listenOn, portOf } from "./ports";
 import type { CompanionLink } from "../transport/bridge-types";
 
-/** The listener's start: the port range, EG's retries, and the kernel's five ports, which it must not take. */
-export interface CommListenerInit { range: PortRange; retries: number; exclude: number[] }
+/**
+ * The listener's start: the comm port, and the descriptor of a socket the launcher made listen on it
+ * already (listen_fds.ts, listenTcp), to take over; without one the port is bound here.
+ */
+export interface CommListenerInit { port: number; fd?: number }
 export type FromCommListener = { kind: "port"; port: number } | { kind: "error"; message: string } | { kind: "shutdown" };
 export type ToCommListener = { kind: "serving" };
 
@@ -76,11 +78,11 @@ function handle(text: string, stop: () => void): void {
 
 async function listen(init: CommListenerInit, link: CompanionLink): Promise<void> {
   const send = (m: FromCommListener) => link.send(m);
-  let server;
+  let server: Server;
   try {
-    server = await listenInRange(init.range, init.retries, "0.0.0.0", init.exclude);
+    server = init.fd === undefined ? await listenOn(init.port, "0.0.0.0") : await takeOver(init.fd);
   } catch (e) {
-    send({ kind: "error", message: (e as Error).message });
+    send({ kind: "error", message: `cannot listen on port ${init.port}: ${(e as Error).message}` });
     return;
   }
   const stop = () => {
@@ -100,6 +102,15 @@ async function listen(init: CommListenerInit, link: CompanionLink): Promise<void
   });
   link.onMessage((m) => { if ((m as ToCommListener).kind === "serving") serving = true; });
   send({ kind: "port", port: portOf(server) });
+}
+
+/** A server on a listening socket's descriptor. */
+function takeOver(fd: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen({ fd }, () => { s.off("error", reject); resolve(s); });
+  });
 }
 
 /** Starts the listener (the socket thread calls it); its port, or why there is none, goes to the main thread. */

@@ -24,6 +24,7 @@ import { exitProcess } from "../guard";
 import type { ConnectionInfo } from "../protocol/connection";
 import { parseLaunchArgs, type LaunchOptions } from "./options";
 import { closeAll, holdPorts, portOf } from "./ports";
+import { listenTcp } from "../transport/listen_fds";
 import { encryptConnectionInfo, sendPayload, type GatewayConnectionInfo } from "./payload";
 import type { CommListenerInit, FromCommListener, ToCommListener } from "./comm_listener";
 
@@ -69,14 +70,16 @@ export async function launch(args: string[]): Promise<void> {
   if (args.includes("-h") || args.includes("--help")) { process.stdout.write(LAUNCH_HELP); return; }
   let o: LaunchOptions;
   let info: ConnectionInfo;
+  let shell_port: number, iopub_port: number, stdin_port: number, hb_port: number, control_port: number, commPort: number;
   try {
     o = parseLaunchArgs(args);
     if (o.ignored.length) log(`ignoring ${o.ignored.map((a) => JSON.stringify(a)).join(", ")}`);
     // A kernel that EG started over ssh is detached (`nohup … &`): unless jupyter_client named a parent
     // (JPY_PARENT_PID, on EG's own host), there is none whose end should end the kernel.
     if (!process.env.JPY_PARENT_PID) process.env.JPY_PARENT_PID = "1";
-    const held = await holdPorts(5, o.portRange, o.retries);
-    const [shell_port, iopub_port, stdin_port, hb_port, control_port] = held.map(portOf);
+    // Six distinct ports at once: the kernel's five and the comm port.
+    const held = await holdPorts(6, o.portRange, o.retries);
+    [shell_port, iopub_port, stdin_port, hb_port, control_port, commPort] = held.map(portOf);
     await closeAll(held);
     info = {
       transport: "tcp", ip: "0.0.0.0", key: randomUUID(), signature_scheme: "hmac-sha256",
@@ -86,20 +89,20 @@ export async function launch(args: string[]): Promise<void> {
     return fail(e);
   }
 
-  // The comm port's listener runs on the socket thread, which it shares with control and heartbeat; it
-  // must not take one of the kernel's ports, which nobody listens on until the sockets are bound.
+  // The comm port listens from now on (a socket made here, which the socket thread takes over: requests
+  // wait in its backlog meanwhile), so the gateway can be told at once. Its listener runs on the socket
+  // thread, which it shares with control and heartbeat, so that it answers while a cell runs.
+  const made = listenTcp(commPort);
+  if ("why" in made) log(`the comm port is bound on the socket thread, before the connection info goes out (${made.why})`);
   let answered!: (m: FromCommListener) => void;
-  const commPort = new Promise<number>((resolve, reject) => {
+  const listening = new Promise<void>((resolve, reject) => {
     answered = (m) => {
-      if (m.kind === "port") resolve(m.port);
+      if (m.kind === "port") resolve();
       else if (m.kind === "error") reject(new Error(`comm port: ${m.message}`));
     };
   });
-  commPort.catch(() => undefined);
-  const commInit: CommListenerInit = {
-    range: o.portRange, retries: o.retries,
-    exclude: [info.shell_port, info.iopub_port, info.stdin_port, info.hb_port, info.control_port].map(Number),
-  };
+  listening.catch(() => undefined);
+  const commInit: CommListenerInit = { port: commPort, fd: "fd" in made ? made.fd : undefined };
   const b = boot(info, {
     companion: { file: join(__dirname, "comm_listener.js"), data: commInit },
     onCompanion: (m) => answered(m as FromCommListener),
@@ -110,10 +113,7 @@ export async function launch(args: string[]): Promise<void> {
     // Before the kernel serves (the engine may be loading, and its guard refuses process.exit to cells).
     else void b.transport.abort().finally(() => exitProcess(0));
   });
-  // No client comes before the gateway has the connection info and its poll interval (0.5 s by default)
-  // has passed: the engine loads now, on this thread, while the socket thread starts on another.
-  const engine = import("../kernel");
-  engine.catch(() => undefined);
+  let engine!: Promise<typeof import("../kernel")>;
   try {
     // As EG's own launcher does, the connection info goes out while the kernel binds its sockets (the ports
     // are chosen, and ZeroMQ connects whenever they are bound): the gateway looks for it first one poll
@@ -122,15 +122,21 @@ export async function launch(args: string[]): Promise<void> {
     // kernel gone through the comm port.
     const bound = b.started.catch((e) => { throw new Error(`cannot bind the kernel's sockets on ports ${info.shell_port}, ${info.iopub_port}, ${info.stdin_port}, ${info.hb_port}, ${info.control_port}: ${(e as Error).message}`); });
     bound.catch(() => undefined);
-    // The comm port, unless the socket thread failed first.
-    const comm = await Promise.race([commPort, bound.then(() => commPort)]);
+    // The comm port listens (or the socket thread failed first).
+    const commReady = Promise.race([listening, bound.then(() => listening)]);
+    if (commInit.fd === undefined) await commReady;
     const reply: GatewayConnectionInfo = {
-      ...(info as GatewayConnectionInfo), comm_port: comm, pid: process.pid, pgid: processGroup(), kernel_id: o.kernelId,
+      ...(info as GatewayConnectionInfo), comm_port: commPort, pid: process.pid, pgid: processGroup(), kernel_id: o.kernelId,
     };
     await sendPayload(o.response.host, o.response.port, encryptConnectionInfo(reply, o.publicKey), o.launchTimeoutMs);
+    // No client comes before the gateway has the connection info and its poll interval (0.5 s by default)
+    // has passed: the engine loads now, on this thread, while the socket thread binds on another.
+    engine = import("../kernel");
+    engine.catch(() => undefined);
+    await commReady;
     await bound;
     log(`kernel ${o.kernelId}: ports ${info.shell_port} (shell) ${info.iopub_port} (iopub) ${info.stdin_port} (stdin) ` +
-      `${info.hb_port} (hb) ${info.control_port} (control) ${comm} (comm), connection info sent to ${o.response.host}:${o.response.port}`);
+      `${info.hb_port} (hb) ${info.control_port} (control) ${commPort} (comm), connection info sent to ${o.response.host}:${o.response.port}`);
   } catch (e) {
     return fail(e, b);
   }

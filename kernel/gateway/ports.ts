@@ -12,7 +12,8 @@ export function candidatePort(range: PortRange): number {
   return range.lo + Math.floor(Math.random() * (range.hi - range.lo + 1));
 }
 
-function listenOn(port: number, host: string): Promise<Server> {
+/** A server listening on port (0: one the system chooses) of host, exclusively. */
+export function listenOn(port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once("error", reject);
@@ -27,36 +28,19 @@ export function portOf(s: Server): number {
   return a.port;
 }
 
-/** How many times a port in `exclude` is drawn again before it counts as a try. */
-const kExcludedRedraws = 64;
-
 /**
  * A server listening on a free port of the range on every interface (the
  * gateway reaches the kernel on the host's address), after at most
- * `retries` more tries; throws naming the range and the tries. A port in
- * `exclude` (spoken for, though nobody listens on it yet) is never taken.
+ * `retries` more tries; throws naming the range and the tries.
  */
-export async function listenInRange(range: PortRange, retries: number, host = "0.0.0.0", exclude: number[] = []): Promise<Server> {
+export async function listenInRange(range: PortRange, retries: number, host = "0.0.0.0"): Promise<Server> {
   let last: unknown;
-  // Excluded ports the system handed out (port 0) stay held until a port is found, so it hands out another.
-  const parked: Server[] = [];
-  try {
-    for (let attempt = 0, redraws = 0; attempt <= retries; attempt++) {
-      let port = candidatePort(range);
-      while (port !== 0 && exclude.includes(port) && redraws++ < kExcludedRedraws) port = candidatePort(range);
-      if (port !== 0 && exclude.includes(port)) { last = new Error(`port ${port} is one of the kernel's`); continue; }
-      try {
-        const s = await listenOn(port, host);
-        if (!exclude.includes(portOf(s))) return s;
-        parked.push(s);
-        if (redraws++ < kExcludedRedraws) attempt--;
-        last = new Error(`port ${portOf(s)} is one of the kernel's`);
-      } catch (e) {
-        last = e;
-      }
+  for (let attempt = 0; attempt <= retries; attempt++) {
+    try {
+      return await listenOn(candidatePort(range), host);
+    } catch (e) {
+      last = e;
     }
-  } finally {
-    await closeAll(parked);
   }
   const where = range.hi > 0 ? `within the port range ${range.lo}..${range.hi}` : "on this host";
   throw new Error(`no free port ${where} after ${retries + 1} tries (last: ${(last as Error)?.message ?? last}); ` +

@@ -82,6 +82,26 @@ export function closeOnExec(fd: number): boolean {
   }
 }
 
+/**
+ * A close-on-exec socket listening on 0.0.0.0:port, as a descriptor (for another thread to take over with
+ * net's `listen({ fd })`), or why there is none.
+ */
+export function listenTcp(port: number): { fd: number } | { why: string } {
+  let fd: number;
+  try {
+    fd = (require(kAddon) as { listenTcp(port: number): number }).listenTcp(port);
+  } catch (e) {
+    return { why: `cannot load ${kAddon}: ${(e as Error).message.split("\n")[0]}` };
+  }
+  return fd >= 0 ? { fd } : { why: `cannot listen on port ${port}: ${errnoName(-fd)}` };
+}
+
+/** An errno's name as Node.js spells it (EADDRINUSE), or its number. */
+function errnoName(n: number): string {
+  const { errno } = (require("os") as typeof import("os")).constants;
+  return Object.entries(errno).find(([, v]) => v === n)?.[0] ?? `errno ${n}`;
+}
+
 /** Makes a zeromq socket take over a listening socket at its next bind (the bind's address must be that socket's). */
 export function useListener(sock: object, fd: number | undefined): void {
   if (fd !== undefined) (sock as { setInt32Option(id: number, value: number): void }).setInt32Option(ZMQ_USE_FD, fd);

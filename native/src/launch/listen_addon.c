@@ -7,11 +7,18 @@
  * it starts, which is not promised anywhere), and returns its port.
  * closeOnExec(fd): marks fd close-on-exec (the type checker's channel and
  * stderr, early_checker.c: a process the kernel starts must not hold them,
- * or the checker would outlive the kernel); true when done. Small on
- * purpose: it loads in well under a millisecond, before anything else of the
- * kernel.
+ * or the checker would outlive the kernel); true when done.
+ * listenTcp(port): a close-on-exec socket listening on 0.0.0.0:port, as a
+ * descriptor, or -errno: `tsgpu launch` makes its comm port so on the main
+ * thread before it sends the gateway the port, and the socket thread, which
+ * answers on it, takes the descriptor over (connections meanwhile wait in
+ * the backlog). Small on purpose: it loads in well under a millisecond,
+ * before anything else of the kernel.
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
 #include <netinet/in.h>
 #include <node_api.h>
 #include <sys/socket.h>
@@ -55,6 +62,39 @@ static napi_value AdoptListener(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/* A close-on-exec socket listening on 0.0.0.0:port (as Node.js binds: SO_REUSEADDR, backlog 511), or -errno. */
+static int listen_tcp(int port) {
+  if (port <= 0 || port > 65535) return -EINVAL;
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -errno;
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  struct sockaddr_in addr;
+  memset(&addr, 0, sizeof addr);
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons((unsigned short)port);
+  addr.sin_addr.s_addr = htonl(INADDR_ANY);
+  if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(fd, 511) != 0) {
+    int e = errno;
+    close(fd);
+    return -e;
+  }
+  return fd;
+}
+
+static napi_value ListenTcp(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value arg, result;
+  int32_t port = -1;
+  if (napi_get_cb_info(env, info, &argc, &arg, NULL, NULL) != napi_ok || argc < 1 ||
+      napi_get_value_int32(env, arg, &port) != napi_ok || port <= 0 || port > 65535) {
+    napi_throw_type_error(env, NULL, "expected a TCP port (1-65535) for port");
+    return NULL;
+  }
+  napi_create_int32(env, listen_tcp(port), &result);
+  return result;
+}
+
 static napi_value CloseOnExec(napi_env env, napi_callback_info info) {
   int32_t fd = fd_argument(env, info);
   if (fd < 0) return NULL;
@@ -69,5 +109,7 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "adoptListener", fn);
   napi_create_function(env, "closeOnExec", NAPI_AUTO_LENGTH, CloseOnExec, NULL, &fn);
   napi_set_named_property(env, exports, "closeOnExec", fn);
+  napi_create_function(env, "listenTcp", NAPI_AUTO_LENGTH, ListenTcp, NULL, &fn);
+  napi_set_named_property(env, exports, "listenTcp", fn);
   return exports;
 }
