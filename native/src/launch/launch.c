@@ -34,6 +34,7 @@
 
 #include "early_checker.h"
 #include "small_file.h"
+#include "tcp_listen.h"
 
 #define MAX_FILE (64 * 1024)
 #define N_PORTS 5
@@ -135,25 +136,10 @@ static int parse(const char *text, size_t len, struct Info *info) {
   }
 }
 
-/* A listening socket on ip:port that survives exec (no close-on-exec), or -1. */
+/* A listening socket on ip:port that survives exec (no close-on-exec), with zeromq's default backlog; or -1. */
 static int listen_on(const struct in_addr *ip, long port) {
-  if (port <= 0 || port > 65535) return -1;
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return -1;
-  int one = 1;
-  /* What zeromq sets on the listeners it creates itself. */
-  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  struct sockaddr_in addr;
-  memset(&addr, 0, sizeof addr);
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons((unsigned short)port);
-  addr.sin_addr = *ip;
-  /* zeromq's default backlog. */
-  if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(fd, 100) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
+  int fd = tcp_listen(ip, port, 100, 0);
+  return fd < 0 ? -1 : fd;
 }
 
 /* Binds the connection file's ports and names them in TSGPU_LISTEN_FDS; binds nothing if any step fails. */

@@ -15,13 +15,12 @@
  * the backlog). Small on purpose: it loads in well under a millisecond,
  * before anything else of the kernel.
  */
-#include <errno.h>
 #include <fcntl.h>
-#include <string.h>
-#include <unistd.h>
 #include <netinet/in.h>
 #include <node_api.h>
 #include <sys/socket.h>
+
+#include "tcp_listen.h"
 
 /* Marks fd close-on-exec; 0 when done. */
 static int close_on_exec(int fd) {
@@ -62,24 +61,10 @@ static napi_value AdoptListener(napi_env env, napi_callback_info info) {
   return result;
 }
 
-/* A close-on-exec socket listening on 0.0.0.0:port (as Node.js binds: SO_REUSEADDR, backlog 511), or -errno. */
+/* A close-on-exec socket listening on 0.0.0.0:port (Node.js's backlog, 511), or -errno. */
 static int listen_tcp(int port) {
-  if (port <= 0 || port > 65535) return -EINVAL;
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -errno;
-  int one = 1;
-  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  struct sockaddr_in addr;
-  memset(&addr, 0, sizeof addr);
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons((unsigned short)port);
-  addr.sin_addr.s_addr = htonl(INADDR_ANY);
-  if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(fd, 511) != 0) {
-    int e = errno;
-    close(fd);
-    return -e;
-  }
-  return fd;
+  struct in_addr any = {htonl(INADDR_ANY)};
+  return tcp_listen(&any, port, 511, SOCK_CLOEXEC);
 }
 
 static napi_value ListenTcp(napi_env env, napi_callback_info info) {
