@@ -47,16 +47,17 @@ export function kernelArgv(): string[] {
   return [process.execPath, ...KERNEL_NODE_FLAGS, join(ROOT, "dist", "kernel", "cli.js"), "kernel", "{connection_file}"];
 }
 
+/** The kernel's launcher (native/src/launch/launch.c), built with the addon. */
+const LAUNCHER = join(ROOT, "build", "Release", "tsgpu-launch");
+
 /**
  * The kernelspec's command line: the launcher (native/src/launch/launch.c), which listens on the
  * connection file's ports at once and then runs `kernelArgv()`, when it was built with its addon;
  * else `kernelArgv()` itself.
  */
 export function kernelspecArgv(): string[] {
-  const release = join(ROOT, "build", "Release");
-  const launcher = join(release, "tsgpu-launch");
-  if (!existsSync(launcher) || !existsSync(join(release, "tsgpu_listen.node"))) return kernelArgv();
-  return [launcher, "{connection_file}", ...kernelArgv()];
+  if (!existsSync(LAUNCHER) || !existsSync(join(ROOT, "build", "Release", "tsgpu_listen.node"))) return kernelArgv();
+  return [LAUNCHER, "{connection_file}", ...kernelArgv()];
 }
 
 /**
@@ -65,8 +66,7 @@ export function kernelspecArgv(): string[] {
  * was built; else nothing.
  */
 export function gatewayLauncherArgv(): string[] {
-  const launcher = join(ROOT, "build", "Release", "tsgpu-launch");
-  return existsSync(launcher) ? [launcher, "--checker", checkerStartKey(ROOT)] : [];
+  return existsSync(LAUNCHER) ? [LAUNCHER, "--checker", checkerStartKey(ROOT)] : [];
 }
 
 function userDataDir(): string {

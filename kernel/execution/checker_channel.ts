@@ -37,6 +37,20 @@ const kTerminateWaitMs = 1000;
 /** How long a launched checker's end waits for the rest of its stderr, for the message that says why. */
 const kStderrWaitMs = 200;
 
+/**
+ * Ends a checker process: `kill` asks it to, and the promise resolves once `onceGone` says it is gone, or
+ * after kTerminateWaitMs for one that does not end; at once when it is `gone` already.
+ */
+function endProcess(gone: boolean, onceGone: (fn: () => void) => void, kill: () => void): Promise<void> {
+  if (gone) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, kTerminateWaitMs);
+    timer.unref();
+    onceGone(() => { clearTimeout(timer); resolve(); });
+    kill();
+  });
+}
+
 /** The checker on a worker thread of this process. Throws when the thread cannot be made. */
 export function threadChannel(setup: ProjectSetup, events: ChannelEvents): CheckerChannel {
   const worker = new Worker(join(__dirname, "checker_worker.js"), {
@@ -82,13 +96,7 @@ export function processChannel(setup: ProjectSetup, file: string, events: Channe
     post: (r) => { if (!ended && child.connected) child.send(r); },
     terminate: () => {
       ended = true;
-      if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-      return new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, kTerminateWaitMs);
-        timer.unref();
-        child.once("exit", () => { clearTimeout(timer); resolve(); });
-        child.kill("SIGTERM");
-      });
+      return endProcess(child.exitCode !== null || child.signalCode !== null, (fn) => child.once("exit", fn), () => child.kill("SIGTERM"));
     },
   };
 }
@@ -145,13 +153,7 @@ export function launchedChannel(p: LaunchedChecker, events: ChannelEvents): Chec
     post: (r) => { if (!ended && !ipc.destroyed) ipc.write(`${JSON.stringify(r)}\n`); },
     terminate: () => {
       ended = true;
-      if (ipcClosed) return Promise.resolve();
-      return new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, kTerminateWaitMs);
-        timer.unref();
-        ipc.once("close", () => { clearTimeout(timer); resolve(); });
-        try { process.kill(p.pid, "SIGTERM"); } catch { /* gone */ }
-      });
+      return endProcess(ipcClosed, (fn) => ipc.once("close", fn), () => { try { process.kill(p.pid, "SIGTERM"); } catch { /* gone */ } });
     },
   };
 }

@@ -15,8 +15,8 @@
  * accepting as soon as the kernel is gone.
  */
 import { writeSync } from "fs";
-import { Server, Socket, createServer } from "net";
-import { listenOn, portOf } from "./ports";
+import type { Server, Socket } from "net";
+import { listenOn, listening, portOf } from "./ports";
 import type { CompanionLink } from "../transport/bridge-types";
 
 /**
@@ -80,7 +80,7 @@ async function listen(init: CommListenerInit, link: CompanionLink): Promise<void
   const send = (m: FromCommListener) => link.send(m);
   let server: Server;
   try {
-    server = init.fd === undefined ? await listenOn(init.port, "0.0.0.0") : await takeOver(init.fd);
+    server = init.fd === undefined ? await listenOn(init.port, "0.0.0.0") : await listening({ fd: init.fd });
   } catch (e) {
     send({ kind: "error", message: `cannot listen on port ${init.port}: ${(e as Error).message}` });
     return;
@@ -102,15 +102,6 @@ async function listen(init: CommListenerInit, link: CompanionLink): Promise<void
   });
   link.onMessage((m) => { if ((m as ToCommListener).kind === "serving") serving = true; });
   send({ kind: "port", port: portOf(server) });
-}
-
-/** A server on a listening socket's descriptor. */
-function takeOver(fd: number): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen({ fd }, () => { s.off("error", reject); resolve(s); });
-  });
 }
 
 /** Starts the listener (the socket thread calls it); its port, or why there is none, goes to the main thread. */

@@ -3,7 +3,7 @@
  * does it: a random port inside the port range (any free port when there is
  * none), another one when it is taken, up to `retries` more times.
  */
-import { Server, createServer } from "net";
+import { ListenOptions, Server, createServer } from "net";
 import type { PortRange } from "./options";
 
 /** A random port in the range, or 0 (the system chooses) when there is no range. */
@@ -12,13 +12,18 @@ export function candidatePort(range: PortRange): number {
   return range.lo + Math.floor(Math.random() * (range.hi - range.lo + 1));
 }
 
-/** A server listening on port (0: one the system chooses) of host, exclusively. */
-export function listenOn(port: number, host: string): Promise<Server> {
+/** A server listening as `where` says (a port of a host, or a listening socket's descriptor); rejects with the error. */
+export function listening(where: ListenOptions | { fd: number }): Promise<Server> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once("error", reject);
-    s.listen({ port, host, exclusive: true }, () => { s.off("error", reject); resolve(s); });
+    s.listen(where, () => { s.off("error", reject); resolve(s); });
   });
+}
+
+/** A server listening on port (0: one the system chooses) of host, exclusively. */
+export function listenOn(port: number, host: string): Promise<Server> {
+  return listening({ port, host, exclusive: true });
 }
 
 /** The port a listening server holds. */

@@ -12,6 +12,7 @@
  */
 import { closeSync } from "fs";
 import { join } from "path";
+import { getSystemErrorName } from "util";
 import type { ConnectionInfo } from "../protocol/connection";
 
 export type SocketName = "shell" | "iopub" | "control" | "stdin" | "hb";
@@ -93,13 +94,7 @@ export function listenTcp(port: number): { fd: number } | { why: string } {
   } catch (e) {
     return { why: `cannot load ${kAddon}: ${(e as Error).message.split("\n")[0]}` };
   }
-  return fd >= 0 ? { fd } : { why: `cannot listen on port ${port}: ${errnoName(-fd)}` };
-}
-
-/** An errno's name as Node.js spells it (EADDRINUSE), or its number. */
-function errnoName(n: number): string {
-  const { errno } = (require("os") as typeof import("os")).constants;
-  return Object.entries(errno).find(([, v]) => v === n)?.[0] ?? `errno ${n}`;
+  return fd >= 0 ? { fd } : { why: `cannot listen on port ${port}: ${getSystemErrorName(fd)}` };
 }
 
 /** Makes a zeromq socket take over a listening socket at its next bind (the bind's address must be that socket's). */

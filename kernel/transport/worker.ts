@@ -228,7 +228,10 @@ async function serveControl(): Promise<void> {
 /** The companion module's handlers of the main thread's messages. */
 const companionHandlers: ((msg: unknown) => void)[] = [];
 
-/** Starts the companion module, if there is one, before the binds: it answers on its own from now on. */
+/**
+ * Starts the companion module, if there is one, before the binds: it answers on its own from now on. One
+ * that cannot start ends this thread, as a failed bind does: the kernel cannot serve what it was started for.
+ */
 function startCompanion(): void {
   const c = init.companion;
   if (!c) return;
@@ -240,6 +243,7 @@ function startCompanion(): void {
     (require(c.file) as { startCompanion(data: unknown, link: CompanionLink): void }).startCompanion(c.data, link);
   } catch (e) {
     log(`cannot start ${c.file} on the socket thread: ${(e as Error)?.stack ?? e}`);
+    process.exit(1);
   }
 }
 
