@@ -41,11 +41,15 @@ COPY native native
 COPY kernel kernel
 COPY magics magics
 COPY kernelspec kernelspec
+COPY scripts scripts
 # The dependencies (their own install scripts run; the package's build does not), then the addon for the
-# chosen GPU architectures and the TypeScript; the build fails unless CUDA was compiled in.
+# chosen GPU architectures, the runtime's tables generated from its C++ (native/generated/, which git
+# does not hold) and the TypeScript; the build fails unless CUDA was compiled in.
+# test/e2e/dockerfile.test.ts runs these steps in a context made from `git archive HEAD`.
 RUN npm ci --ignore-scripts --no-audit --no-fund \
     && npm rebuild zeromq @swc/core \
     && npx cmake-js compile --log-level warn "--CDCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHITECTURES}" \
+    && node scripts/gen_native_tables.js \
     && npx tsc -p tsconfig.json \
     && node -e 'const r = require("./dist/native").cuda.unavailableReason(); if (r === "built without CUDA") { console.error("the addon was built without CUDA"); process.exit(1); }' \
     && npm prune --omit=dev --no-audit --no-fund \
@@ -68,7 +72,11 @@ WORKDIR /home/jovyan
 RUN /usr/local/bin/node /opt/tsgpu/dist/kernel/cli.js install --prefix /tmp/tsgpu-spec && rm -rf /tmp/tsgpu-spec
 # EG's pod template puts KERNEL_ID, RESPONSE_ADDRESS, PUBLIC_KEY and PORT_RANGE in the environment. The
 # launcher starts the type checker from the start file `tsgpu install` wrote (checker-start-KEY in the cache
-# folder; KEY names /opt/tsgpu) before Node.js boots the kernel.
+# folder) before Node.js boots the kernel. KEY is no secret: it names the kernel's folder, the first 16 hex
+# digits of the SHA-256 of "/opt/tsgpu" (checkerStartKey in kernel/language/checker_snapshot.ts), the
+# key `tsgpu install --gateway` writes into kernelspecs too. Installed elsewhere, it is what
+#   node -e 'console.log(require("crypto").createHash("sha256").update("/opt/tsgpu").digest("hex").slice(0, 16))'
+# prints for that folder; a key without its start file only means the checker starts with the kernel.
 CMD ["/opt/tsgpu/build/Release/tsgpu-launch", "--checker", "f15547f8c55e5611", \
      "/usr/local/bin/node", "--expose-gc", "--min-semi-space-size=8", "--max-semi-space-size=8", "/opt/tsgpu/dist/kernel/cli.js", "launch"]
 
@@ -82,6 +90,10 @@ RUN apt-get update \
     && python3 -m pip install --no-cache-dir "jupyterhub==${JUPYTERHUB_VERSION}" "jupyterlab>=4,<5" \
     && /usr/local/bin/node /opt/tsgpu/dist/kernel/cli.js install --prefix /usr/local \
     && jupyter kernelspec list
+# The example notebooks, in the home folder (a volume mounted over it hides them; /opt/tsgpu/notebooks
+# keeps a copy).
+COPY --chown=1000:100 notebooks /opt/tsgpu/notebooks
+COPY --chown=1000:100 notebooks /home/jovyan/notebooks
 USER 1000
 WORKDIR /home/jovyan
 EXPOSE 8888

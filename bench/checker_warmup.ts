@@ -21,7 +21,7 @@ import { cpus, tmpdir } from "os";
 import { join } from "path";
 
 const ROOT = join(__dirname, "..", "..");
-const EXEC = join(ROOT, "dist", "kernel", "execution");
+const LANGUAGE = join(ROOT, "dist", "kernel", "language");
 const CELL = 'const s: number = "hello";';
 
 type Row = Record<string, number>;
@@ -37,11 +37,11 @@ function threadRun(): Row {
   const row: Row = {};
   let last = cpuMs();
   const lap = (name: string) => { const now = cpuMs(); row[name] = now - last; last = now; };
-  const { typescript } = require(join(EXEC, "typescript_module.js"));
+  const { typescript } = require(join(LANGUAGE, "typescript_module.js"));
   const ts = typescript();
   lap("load typescript.js");
-  const { CellLanguage } = require(join(EXEC, "cell_language.js"));
-  const { checkerSetup } = require(join(EXEC, "checker.js"));
+  const { CellLanguage } = require(join(LANGUAGE, "cell_language.js"));
+  const { checkerSetup } = require(join(LANGUAGE, "checker.js"));
   const lang = new CellLanguage(checkerSetup(process.cwd()));
   lap("make the project");
   lang.warmUp();
@@ -68,8 +68,8 @@ function processCpuMs(pid: number): number {
 
 /** One snapshot-path start: a checker process, as the kernel starts it. */
 function snapshotRun(): Promise<Row> {
-  const { checkerSetup } = require(join(EXEC, "checker.js"));
-  const { checkerSnapshotFile, startCheckerProcess } = require(join(EXEC, "checker_snapshot.js"));
+  const { checkerSetup } = require(join(LANGUAGE, "checker.js"));
+  const { checkerSnapshotFile, startCheckerProcess } = require(join(LANGUAGE, "checker_snapshot.js"));
   const setup = checkerSetup(process.cwd());
   const t0 = performance.now();
   const child = startCheckerProcess(setup, checkerSnapshotFile(setup));
@@ -111,12 +111,12 @@ async function main(): Promise<void> {
   const cache = mkdtempSync(join(tmpdir(), "tsgpu-warmup-cache-"));
   const env = { ...process.env, TSGPU_CACHE_DIR: cache };
   try {
-    const { checkerSetup } = require(join(EXEC, "checker.js"));
-    const { ensureCheckerSnapshot } = require(join(EXEC, "checker_snapshot.js"));
+    const { checkerSetup } = require(join(LANGUAGE, "checker.js"));
+    const { ensureCheckerSnapshot } = require(join(LANGUAGE, "checker_snapshot.js"));
     process.env.TSGPU_CACHE_DIR = cache;
     ensureCheckerSnapshot(checkerSetup(process.cwd()));
     // The compiler's code cache is written after a first warm-up, as in a kernel.
-    spawnSync(process.execPath, ["-e", `const m = require(${JSON.stringify(join(EXEC, "typescript_module.js"))}); m.typescript(); m.saveTypeScriptCodeCache();`], { env });
+    spawnSync(process.execPath, ["-e", `const m = require(${JSON.stringify(join(LANGUAGE, "typescript_module.js"))}); m.typescript(); m.saveTypeScriptCodeCache();`], { env });
     const collect = async (flag: string): Promise<Row[]> => {
       const rows: Row[] = [];
       for (let i = 0; i < runs; i++) {

@@ -74,7 +74,7 @@ export function boot(connection: string | ConnectionInfo, companion?: Pick<Start
   const transport = new Transport({
     request: (channel, msg, bytes) => events.request(channel, msg, bytes),
     stdin: (msg) => events.stdin(msg),
-    interrupt: () => events.interrupt(),
+    interrupt: (date) => events.interrupt(date),
     log: (text) => events.log(text),
   });
   // The launcher's listening sockets (taken here, before the kernel starts any process that could inherit them).

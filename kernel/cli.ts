@@ -6,17 +6,18 @@
  *   tsgpu launch [options]           run a kernel for Jupyter Enterprise Gateway (gateway/launch.ts)
  *   tsgpu run NOTEBOOK [options]     execute a notebook through the kernel
  */
-import { writeSync } from "fs";
+import { existsSync, writeSync } from "fs";
+import { USAGE_EXIT, UsageError, usageLine } from "./commands/usage_error";
 
 /**
  * Starts the type checker's process from its startup snapshot before the
- * kernel's modules load (see execution/checker.ts); a kernel's first cell
+ * kernel's modules load (see language/checker.ts); a kernel's first cell
  * waits for its type warnings, so the checker starts first.
  */
 function startCheckerEarly(): void {
   // What it logs waits until the checker has started: the log's module loads the socket layer.
   const debug = (text: string) => setImmediate(() => (require("./boot") as typeof import("./boot")).debug(text));
-  (require("./execution/checker") as typeof import("./execution/checker")).startCheckerEarly(process.cwd(), debug);
+  (require("./language/checker") as typeof import("./language/checker")).startCheckerEarly(process.cwd(), debug);
 }
 
 const HELP = `usage: tsgpu <command> [options]
@@ -34,11 +35,19 @@ commands:
   --version                    print the version
 `;
 
+const KERNEL_HELP = `usage: tsgpu kernel CONNECTION_FILE
+
+Runs a kernel on the ports and key of a Jupyter connection file (what the kernelspec that
+"tsgpu install" writes has Jupyter do).
+`;
+
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...args] = argv;
   switch (cmd) {
     case "kernel": {
-      if (!args[0]) { process.stderr.write("tsgpu kernel: expected a connection file\n"); return 2; }
+      if (args[0] === "-h" || args[0] === "--help") { process.stdout.write(KERNEL_HELP); return 0; }
+      if (args[0]?.startsWith("-")) throw new UsageError(`unknown option ${args[0]}`, "kernel");
+      if (!args[0]) throw new UsageError("expected a connection file", "kernel");
       // Sockets first (on their own thread), then the checker and the engine: see boot.ts. The checker's
       // process starts once the client's first kernel_info is answered (and after boot() has made the
       // launcher's listening sockets close-on-exec), before the engine loads.
@@ -58,22 +67,29 @@ async function main(argv: string[]): Promise<number> {
       return -1;
     }
     case "launch": {
+      // A usage error is one line before anything starts.
+      if (!args.includes("-h") && !args.includes("--help")) (require("./gateway/options") as typeof import("./gateway/options")).scanLaunchArgs(args);
       startCheckerEarly();
       await (await import("./gateway/launch")).launch(args);
       return -1;
     }
     case "install": {
       // Loaded here, not at the top: a kernel's start (the common case) does not need it.
-      const { INSTALL_HELP, install, parseInstallArgs } = await import("./install");
+      const { INSTALL_HELP, install, parseInstallArgs } = await import("./commands/install");
       const o = parseInstallArgs(args);
       if (o === "help") { process.stdout.write(INSTALL_HELP); return 0; }
       const dir = install(o);
       process.stdout.write(`Installed kernelspec ${o.name} in ${dir}\n`);
+      // JupyterLab's memory panel goes beside the kernelspec (not for Enterprise Gateway's hosts, where no JupyterLab runs).
+      if (!o.gateway) {
+        const { installLabextension } = await import("./commands/install_labextension");
+        process.stdout.write(`Installed the JupyterLab extension (the memory panel) in ${installLabextension(o)}\n`);
+      }
       await prepareChecker();
       return 0;
     }
     case "run": {
-      const { RUN_HELP, parseRunArgs, runNotebook } = await import("./notebook");
+      const { RUN_HELP, parseRunArgs, runNotebook } = await import("./commands/notebook");
       const r = parseRunArgs(args);
       if (r === "help") { process.stdout.write(RUN_HELP); return 0; }
       const { errors } = await runNotebook(r.file, r.options);
@@ -88,16 +104,20 @@ async function main(argv: string[]): Promise<number> {
     }
     case undefined: case "-h": case "--help": case "help":
       process.stdout.write(HELP);
-      return cmd === undefined ? 2 : 0;
+      return cmd === undefined ? USAGE_EXIT : 0;
     default:
-      process.stderr.write(`tsgpu: unknown command ${cmd}\n\n${HELP}`);
-      return 2;
+      throw new UsageError(cmd.startsWith("-") ? `unknown option ${cmd}` : `unknown command ${cmd}`);
   }
 }
 
 const argv = process.argv.slice(2);
 main(argv).then((code) => { if (code >= 0) process.exitCode = code; }).catch((e) => {
-  const cmd = argv[0] === "install" || argv[0] === "run" || argv[0] === "kernel" ? ` ${argv[0]}` : "";
+  if (e instanceof UsageError) {
+    process.stderr.write(usageLine(e));
+    process.exitCode = USAGE_EXIT;
+    return;
+  }
+  const cmd = ["install", "run", "kernel", "launch"].includes(argv[0]) ? ` ${argv[0]}` : "";
   process.stderr.write(`tsgpu${cmd}: ${e instanceof Error ? e.message : e}\n`);
   process.exitCode = 1;
 });
@@ -105,15 +125,18 @@ main(argv).then((code) => { if (code >= 0) process.exitCode = code; }).catch((e)
 /**
  * Builds the type checker's startup snapshot for this Node and this build
  * of the kernel, so that the first kernel's first cell gets its warnings
- * soon (see execution/checker_snapshot.ts). A failure costs only that: it
+ * soon (see language/checker_snapshot.ts). A failure costs only that: it
  * is reported and the kernel checks on a thread.
  */
 async function prepareChecker(): Promise<void> {
-  const { checkerSetup } = await import("./execution/checker");
-  const { ensureCheckerSnapshot, snapshotsEnabled, writeCheckerStart } = await import("./execution/checker_snapshot");
+  const { checkerSetup } = await import("./language/checker");
+  const { checkerSnapshotFile, ensureCheckerSnapshot, snapshotsEnabled, writeCheckerStart } = await import("./language/checker_snapshot");
   if (!snapshotsEnabled()) return;
   try {
     const setup = checkerSetup(process.cwd());
+    if (!existsSync(checkerSnapshotFile(setup))) {
+      process.stdout.write("Building the type checker's startup snapshot (once for this version of tsgpu and Node.js; it takes a few seconds to a minute)...\n");
+    }
     const { file, ms } = ensureCheckerSnapshot(setup);
     writeCheckerStart(setup, file);
     if (ms) process.stdout.write(`Built the type checker's startup snapshot in ${(ms / 1000).toFixed(1)} s: ${file}\n`);

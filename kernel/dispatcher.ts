@@ -9,12 +9,16 @@
  * down.
  */
 import { Channel, Message, Origin, reply } from "./protocol/message";
-import { admit, Inbound, InboundType, InvalidRequestError } from "./protocol/inbound";
+import { admit, Inbound, InvalidRequestError } from "./protocol/inbound";
+import type { MainThreadType } from "./protocol/message_types";
 import { answer, AnswerSink, ReplyContent } from "./protocol/bracket";
 import type { DropLog } from "./protocol/drop_log";
 
-/** The msg_types a handler answers (input_reply goes to the stdin socket's reader, not to a handler). */
-export type RequestType = Exclude<InboundType, "input_reply">;
+/**
+ * The msg_types the main thread's handlers answer: from the request table (protocol/message_types.ts),
+ * every type that may come on shell and the control requests the socket thread forwards.
+ */
+export type RequestType = MainThreadType;
 
 /** What a handler may do besides returning its reply content. */
 export interface RequestContext<T extends RequestType = RequestType> {
@@ -22,15 +26,20 @@ export interface RequestContext<T extends RequestType = RequestType> {
   readonly msg: Inbound<T>;
   /** Sends a message on iopub whose parent is this request. */
   publish(msgType: string, content: Record<string, unknown>, metadata?: Record<string, unknown>): void;
-  /** Answers "aborted" to the execute requests already waiting (after an error with stop_on_error). */
-  abortQueued(): void;
+  /**
+   * Marks the execute requests that came while this one ran to be answered
+   * "aborted" (after an error with stop_on_error). Resolves once the requests
+   * already waiting in the socket have been read; call it before the reply
+   * goes out, so that what a client sends after seeing the error runs.
+   */
+  abortQueued(): Promise<void>;
 }
 
 /** Returns the reply content (with `status`); `null` means "no reply" (e.g. comm_msg). */
 export type Handler<T extends RequestType = RequestType> = (ctx: RequestContext<T>) => Promise<ReplyContent> | ReplyContent;
 
-/** The handler table: each entry receives requests of its own type, already checked. */
-export type Handlers = { [T in RequestType]?: Handler<T> };
+/** The handler table: one entry for each type, receiving requests of its own type, already checked. */
+export type Handlers = { [T in RequestType]: Handler<T> };
 
 export interface Sender {
   send(channel: Channel, msg: Message): void;
@@ -53,13 +62,12 @@ export class Dispatcher {
   private roomWaiter?: () => void;
   private running = false;
   /**
-   * Set by abortQueued: execute requests are answered "aborted" until the
-   * event loop has delivered those that came while the failing cell ran
-   * (they were sent before the user could see the error), as ipykernel does:
-   * the flag is cleared in the loop's check phase, after its poll phase has
-   * read every request waiting in the socket.
+   * The requests that abortQueued marked: answered "aborted" when their turn
+   * comes. Only what came while the failing cell ran (sent before the user
+   * could see the error) is marked, as ipykernel does; a request sent after
+   * the error's reply runs.
    */
-  private aborting = false;
+  private readonly toAbort = new WeakSet<Message>();
 
   constructor(private readonly sender: Sender, private readonly origin: Origin,
               private readonly handlers: Handlers,
@@ -83,6 +91,16 @@ export class Dispatcher {
     return new Promise<void>((resolve) => { this.roomWaiter = resolve; });
   }
 
+  /**
+   * Whether an execute request waits in the queue and will run (not one to be
+   * answered "aborted"): an interrupt that comes now is for its cell. (The
+   * request being answered needs no such check: between the moment it leaves
+   * the queue and the moment its cell begins, nothing else runs on this thread.)
+   */
+  executeQueued(): boolean {
+    return this.queue.some((q) => !this.toAbort.has(q.msg) && isExecute(q.msg));
+  }
+
   private async drain(): Promise<void> {
     this.running = true;
     try {
@@ -93,7 +111,7 @@ export class Dispatcher {
           this.roomWaiter();
           this.roomWaiter = undefined;
         }
-        if (this.aborting && msg.header?.msg_type === "execute_request") this.respond("shell", msg, () => ({ status: "aborted" }));
+        if (this.toAbort.has(msg)) this.respond("shell", msg, () => ({ status: "aborted" }));
         else await this.handle("shell", msg);
       }
     } finally {
@@ -127,13 +145,21 @@ export class Dispatcher {
     const ctx: RequestContext = {
       channel, msg: msg as Inbound<RequestType>,
       publish: (t, c, m = {}) => this.sender.send("iopub", reply(msg, t, c, this.origin, m)),
-      abortQueued: () => {
-        if (this.aborting) return;
-        this.aborting = true;
-        setImmediate(() => { this.aborting = false; });
+      abortQueued: async () => {
+        // One turn of the event loop: its poll phase reads every request already waiting in the socket into the
+        // queue. The reply has not gone out yet, so each of them was sent before the client saw the error.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        // Only well-formed ones: a malformed request is dropped or rejected in its turn, as always (an "aborted"
+        // reply would carry its broken header as the parent).
+        for (const q of this.queue) if (isExecute(q.msg)) this.toAbort.add(q.msg);
       },
     };
     await this.respond(channel, msg, () => handler(ctx));
     if (type === "execute_request") this.onIdle();
   }
+}
+
+/** A well-formed execute request (one the inbound check admits). */
+function isExecute(msg: Message): boolean {
+  return msg.header?.msg_type === "execute_request" && admit("shell", msg).kind === "ok";
 }

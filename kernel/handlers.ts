@@ -4,7 +4,7 @@ import type { ExecutionEngine } from "./execution/engine";
 import type { History } from "./history";
 import type { CommRegistry } from "./comms";
 import { mimeBundle, plainText } from "./display";
-import { completeWithTypes, inspectWithTypes, MagicCatalog } from "./execution/language";
+import { completeWithTypes, inspectWithTypes, MagicCatalog } from "./language/language";
 import { isComplete } from "./execution/completeness";
 import { helpPage, helpRequest } from "./execution/help";
 import { errorMessage, errorName } from "./execution/traceback";
@@ -23,6 +23,9 @@ export interface HandlerDeps {
   log(text: string): void;
 }
 
+/** `exit` or `quit` alone in a cell (`exit()`, `quit;` too): IPython's way out of a console. */
+const EXIT = /^\s*(exit|quit)\s*(?:\(\s*\))?\s*;?\s*$/;
+
 async function execute(d: HandlerDeps, ctx: RequestContext<"execute_request">): Promise<Record<string, unknown>> {
   const c = ctx.msg.content;
   const code = c.code;
@@ -39,11 +42,19 @@ async function execute(d: HandlerDeps, ctx: RequestContext<"execute_request">): 
     return { status: "ok", execution_count: count, user_expressions: {}, payload: [{ source: "page", data, start: 0 }] };
   }
 
+  // As ipykernel: the reply asks the client to leave and end the kernel (a console does; a notebook shows
+  // nothing), unless a cell has defined the name.
+  const exit = EXIT.exec(code);
+  if (exit && !d.engine.userNames.has(exit[1])) {
+    if (storeHistory) { d.engine.executionCount++; d.history.add(count, code); }
+    return { status: "ok", execution_count: count, user_expressions: {}, payload: [{ source: "ask_exit", keepkernel: false }] };
+  }
+
   if (storeHistory) d.history.add(count, code);
   const outcome = await d.engine.execute(code, ctx.msg, { storeHistory, silent });
   if (outcome.status === "error") {
     ctx.publish("error", { ...outcome.error });
-    if (c.stop_on_error !== false) ctx.abortQueued();
+    if (c.stop_on_error !== false) await ctx.abortQueued();
     return { status: "error", execution_count: outcome.executionCount, ...outcome.error };
   }
   if (outcome.hasResult) {

@@ -4,21 +4,24 @@
  * magics together, and installs what cells see as globals.
  */
 import { Dispatcher } from "./dispatcher";
+import { InterruptTarget } from "./interrupts";
 import { Message, reply } from "./protocol/message";
 import type { Boot } from "./boot";
 import { debug, log } from "./boot";
 import { OutputRouter } from "./execution/output";
 import { ExecutionEngine } from "./execution/engine";
-import { formatError } from "./execution/traceback";
+import { cellPosition, formatError } from "./execution/traceback";
 import { History, historyFile } from "./history";
 import { makeHandlers } from "./handlers";
 import { makeDisplayApi } from "./display";
 import { installStdin } from "./stdin";
 import { CommRegistry } from "./comms";
+import { MemoryPanel } from "./memory_panel";
 import { MagicSession } from "../magics/session";
-import { describe } from "./execution/language";
+import { describe } from "./language/language";
 import { deviceUsage, loadRuntime, setRuntimeCell } from "./runtime";
 import { exitProcess, guardProcess } from "./guard";
+import { RELAY_PENDING } from "./transport/bridge-types";
 
 export { log };
 
@@ -26,20 +29,26 @@ export { log };
 export async function startKernel(b: Boot): Promise<void> {
   const { origin, staticInfo, transport } = b;
   let engine!: ExecutionEngine;
+  let panel: MemoryPanel | undefined;
   const publish = (parent: Message, type: string, content: Record<string, unknown>, metadata: Record<string, unknown> = {}) =>
     transport.send("iopub", reply(parent, type, content, origin, metadata));
   const router = new OutputRouter(publish);
   const magics = new MagicSession({
     engine: () => engine, router, runtime: loadRuntime, loadedRuntime: loadRuntimeIfLoaded,
     prompt: (text) => (globalThis as any).prompt(text), describe,
+    cellPosition: (file, line, column) => {
+      const rec = engine.cells.get(file);
+      const p = rec && cellPosition(rec, line, column);
+      return rec && p ? { cell: rec.executionCount, line: p.line } : null;
+    },
   });
   engine = new ExecutionEngine(router, transport.interruptFlag, {
     magic: (name, args) => magics.runLine(name, args),
     cellMagic: (name, args, body) => magics.runCell(name, args, body),
-    beforeCell: setRuntimeCell,
-    afterCell: (cell) => magics.afterCell(cell),
+    beforeCell: (n) => { setRuntimeCell(n); panel?.cellStarted(); },
+    afterCell: (cell) => { magics.afterCell(cell); panel?.cellEnded(); },
     runtime: loadRuntime,
-    pump: () => transport.pump(),
+    relay: { pendingWord: RELAY_PENDING, pump: () => transport.pump() },
   }, log);
   // Long tensor ops stop between chunks, and any op when it returns, once the interrupt flag is set.
   (globalThis as any)[Symbol.for("tsgpu.interruptFlag")] = transport.interruptFlag;
@@ -54,6 +63,8 @@ export async function startKernel(b: Boot): Promise<void> {
     msg.buffers = buffers;
     transport.send("iopub", msg);
   }, log, (text) => transport.drops.drop("shell", "message for an unknown comm", text));
+  // JupyterLab's memory panel (labextension/) opens a comm to this target.
+  panel = new MemoryPanel({ comms, magics, loadedRuntime: loadRuntimeIfLoaded, detached: (fn) => router.scopes.exit(fn), log });
   const withParent = <T>(parent: Message, fn: () => T): T =>
     router.scopes.run({ parent, executionCount: engine.executionCount, signal: new AbortController().signal }, fn);
   defineGlobals({ display, updateDisplay, clearOutput, comms: comms.api(), registerMagic: magics.registerMagic, cell: () => engine.currentScope() });
@@ -63,6 +74,11 @@ export async function startKernel(b: Boot): Promise<void> {
     if (exiting) return;
     exiting = true;
     transport.shutdownHandled();
+    // The live memory view's last update and the panel's comm_close go out now, before the reply: the
+    // process ends soon after its sockets close, and iopub messages still queued then are lost.
+    magics.shutdown(restart);
+    panel?.closeAll(restart ? "the kernel restarted" : "the kernel shut down");
+    router.flush();
     setImmediate(async () => {
       router.flush();
       history.flush();
@@ -70,15 +86,26 @@ export async function startKernel(b: Boot): Promise<void> {
       try { loadRuntimeIfLoaded()?.memory?.emptyCache?.(); } catch { /* nothing to release */ }
       await transport.close();
       debug(restart ? "shutting down for restart" : "shut down");
-      exitProcess(0);
+      const skipTeardown = transport.zeroCopyFrames > 0;
+      debug(skipTeardown ? `exit without teardown: the socket thread sent ${transport.zeroCopyFrames} frame(s) without a copy`
+        : "exit through Node's teardown");
+      exitProcess(0, { skipTeardown });
     });
   };
 
   b.shutdown = shutdown;
+  const interrupts = new InterruptTarget({
+    flag: transport.interruptFlag,
+    running: () => engine.running,
+    executeQueued: () => dispatcher.executeQueued(),
+    interrupt: () => engine.interrupt(),
+  });
   const dispatcher = new Dispatcher(transport, origin, makeHandlers({
     engine, history, kernelInfo: () => staticInfo, shutdown, comms, magics: magics.registry, withParent, log,
   }), log, transport.drops, () => {
     transport.deviceUsage(deviceUsage());
+    // Also after a cell that never ran (a strict-mode type error skips afterCell).
+    panel?.cellEnded();
     // %restart: once its cell has been answered, exit so that the kernel manager starts a fresh kernel.
     if (magics.restartRequested) shutdown(true);
   });
@@ -92,9 +119,13 @@ export async function startKernel(b: Boot): Promise<void> {
   process.on("unhandledRejection", reportAsync("unhandled rejection"));
   process.on("uncaughtException", reportAsync("uncaught exception"));
 
-  b.events.request = (channel, msg, bytes) => dispatcher.receive(channel, msg, bytes);
+  b.events.request = (channel, msg, bytes) => {
+    if (channel === "shell" && msg.header?.msg_type === "execute_request") interrupts.onExecuteRequest(msg);
+    return dispatcher.receive(channel, msg, bytes);
+  };
   b.events.stdin = (msg) => stdin.onReply(msg);
-  b.events.interrupt = () => engine.interrupt();
+  // Which cell an interrupt is for: the running one, one read but not begun, or none (interrupts.ts).
+  b.events.interrupt = (date) => interrupts.onInterrupt(date);
   await b.started;
   transport.serving();
   // SIGINT (from a terminal, or a manager using interrupt_mode "signal") interrupts like interrupt_request.

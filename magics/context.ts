@@ -5,13 +5,10 @@
  * implementation of this context is built in `magics/session.ts`.
  */
 import type * as Runtime from "../native/index";
+import type { RuntimeApi } from "./runtime_api";
 import type { MemoryTimeline } from "./timeline";
 
-/**
- * The part of the `torch` runtime that magics use, typed by the runtime's
- * own TypeScript API (types only: magics get the object from the context).
- */
-export type RuntimeApi = Pick<typeof Runtime, "memory" | "cuda" | "Tensor">;
+export type { RuntimeApi } from "./runtime_api";
 
 /**
  * A live tensor's storage as `torch.memory.liveTensors()` lists it (with the
@@ -81,8 +78,16 @@ export interface MagicContext {
     /** Clears every pending timer and interval cells started; returns how many. */
     stopTimers(): number;
   };
-  /** Memory after every executed cell, and the per-cell watch footer. */
+  /** Memory after every executed cell. */
   timeline: MemoryTimeline;
+  /** The live memory view of `%memory --watch on` (watch.ts). */
+  watch: {
+    /** Shows the live view as this cell's output and keeps it updated. */
+    start(): void;
+    /** Stops updating it; its last update names `reason` ("--watch off"). */
+    stop(reason: string): void;
+    readonly running: boolean;
+  };
   kernel: {
     /**
      * Once the running cell has been answered, releases native resources and

@@ -7,6 +7,7 @@
  */
 import { Magic, UsageError } from "./context";
 import { escapeHtml, formatBytes, htmlBlock, htmlTable, textTable } from "./format";
+import { magicMime } from "./mime";
 import { tensorsByHolder } from "./memory_tensors";
 import { collectGarbage } from "./reset";
 
@@ -56,7 +57,7 @@ export const emptyCacheMagic: Magic = {
     ctx.output.display({
       "text/plain": [textTable(rows), ...notes].join("\n"),
       "text/html": htmlBlock(htmlTable(rows, "empty_cache") + notes.map((n) => `<p class="note">${escapeHtml(n)}</p>`).join("")),
-      "application/json": { devices: results },
+      [magicMime("empty_cache")]: { devices: results },
     });
   },
 };

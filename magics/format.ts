@@ -30,20 +30,39 @@ export function textTable(rows: (string | number)[][]): string {
 }
 
 /**
+ * A JupyterLab theme variable with its fallbacks: VS Code's variable of the
+ * same role where it has one, then a value that reads on light and dark pages
+ * alike (the classic Notebook 6, nbconvert's HTML, a static page).
+ */
+function themed(jp: string, fallback: string, vscode?: string): string {
+  return `var(--jp-${jp},${vscode ? `var(--vscode-${vscode},${fallback})` : fallback})`;
+}
+
+/**
  * Styles of every magic's HTML, inlined in each output (self-contained, no
- * external sheets). Text uses the page's color (JupyterLab's dark theme
- * included); bars use colors that read on light and dark backgrounds.
+ * external sheets). They follow JupyterLab's theme (and so Notebook 7's)
+ * through its CSS variables — text in --jp-content-font-color1, rules in
+ * --jp-border-color2, header and bar tracks in --jp-layout-color2 — and,
+ * where those are not defined, VS Code's, else the page's own text color with
+ * translucent greys. The colors of the memory kinds (COLORS) read on light
+ * and dark backgrounds alike. Cell alignment is doubled in specificity to win
+ * over JupyterLab's own right-aligned table cells.
  */
 export const STYLE = `<style>
-.tsgpu-out{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:13px;color:inherit}
-.tsgpu-out table{border-collapse:collapse;margin:4px 0 10px 0;color:inherit}
+.tsgpu-out{font-family:${themed("ui-font-family", "system-ui,sans-serif", "font-family")};font-size:${themed("ui-font-size1", "13px")};color:${themed("content-font-color1", "inherit")}}
+.tsgpu-out table{border-collapse:collapse;margin:4px 0 10px 0;color:inherit;border:none}
 .tsgpu-out caption{text-align:left;font-weight:600;padding:2px 0 4px 0;color:inherit}
-.tsgpu-out th,.tsgpu-out td{text-align:left;padding:2px 10px 2px 4px;border-bottom:1px solid rgba(128,128,128,.35);color:inherit;background:transparent}
-.tsgpu-out th{font-weight:600}
-.tsgpu-out th.num,.tsgpu-out td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-.tsgpu-out .bar{display:inline-block;width:180px;height:10px;background:rgba(128,128,128,.25);border-radius:2px;vertical-align:middle;overflow:hidden}
+.tsgpu-out.tsgpu-out th,.tsgpu-out.tsgpu-out td{text-align:left;padding:2px 10px 2px 4px;border:none;border-bottom:1px solid ${themed("border-color2", "rgba(128,128,128,.35)", "editorWidget-border")};color:inherit;background:transparent}
+.tsgpu-out thead th{font-weight:600;background:${themed("layout-color2", "rgba(128,128,128,.12)")}}
+.tsgpu-out tbody tr:hover td{background:${themed("rendermime-table-row-hover-background", "rgba(128,128,128,.12)")}}
+.tsgpu-out.tsgpu-out th.num,.tsgpu-out.tsgpu-out td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.tsgpu-out .bar{display:inline-block;width:180px;height:10px;background:${themed("layout-color2", "rgba(128,128,128,.25)")};box-shadow:inset 0 0 0 1px ${themed("border-color2", "rgba(128,128,128,.35)")};border-radius:2px;vertical-align:middle;overflow:hidden}
 .tsgpu-out .bar>span{display:block;height:100%}
-.tsgpu-out .note{opacity:.85;margin:2px 0}
+.tsgpu-out .note{color:${themed("content-font-color2", "inherit")};margin:2px 0}
+.tsgpu-out pre{font-family:${themed("code-font-family", "monospace", "editor-font-family")};font-size:${themed("code-font-size", "12px")};color:inherit;background:transparent;margin:4px 0}
+.tsgpu-out svg.tsgpu-timeline{color:inherit;background:transparent}
+.tsgpu-out svg.tsgpu-timeline .grid{stroke:${themed("border-color2", "rgba(128,128,128,.4)", "editorWidget-border")};stroke-opacity:1}
+.tsgpu-out svg.tsgpu-timeline .axis-label{fill:${themed("content-font-color2", "currentColor")};fill-opacity:1}
 </style>`;
 
 /** Colors of the memory kinds (bars, chart lines). */

@@ -10,7 +10,18 @@
  */
 import { Session } from "inspector";
 import type { MagicContext } from "./context";
-import type { Holder } from "./holders";
+
+/**
+ * A holder found in the heap snapshot: one of the Holder kinds of holders.ts
+ * (which merges these with those it finds itself).
+ */
+export interface HeapHolder {
+  kind: "closure" | "timer" | "frames" | "unreachable" | "unknown";
+  /** What a person reads: "`x`, captured by the closure …". */
+  label: string;
+  /** The execution count of the cell the holder belongs to, when there is one. */
+  cell?: number;
+}
 
 /** Class names of the runtime objects that own a storage (the object `liveTensors` reports by id). */
 const OWNER_CLASSES = new Set(["Tensor", "Storage", "UntypedStorage"]);
@@ -188,7 +199,7 @@ export function takeHeapGraph(): HeapGraph {
 }
 
 /** Reads a path (root → … → tensor) back into a holder. */
-export function describePath(g: HeapGraph, path: number[], ctx: MagicContext): Holder {
+export function describePath(g: HeapGraph, path: number[], ctx: MagicContext): HeapHolder {
   // path holds edge indexes, from the root to the tensor.
   const cellOf = (fn: number) => {
     const w = g.where(fn);
@@ -237,11 +248,11 @@ export function describePath(g: HeapGraph, path: number[], ctx: MagicContext): H
 }
 
 /** Holders of the tensors with these storage ids, from a heap snapshot. */
-export function heapHolders(ctx: MagicContext, ids: Set<number>): Map<number, Holder[]> {
+export function heapHolders(ctx: MagicContext, ids: Set<number>): Map<number, HeapHolder[]> {
   const g = takeHeapGraph();
   const owners = g.owners(ids);
   const via = g.shortestPaths();
-  const out = new Map<number, Holder[]>();
+  const out = new Map<number, HeapHolder[]>();
   // What the snapshot's collection took is gone from the live list now (this frees it to the cache);
   // a live tensor missing from the snapshot for another reason is not called unreachable.
   const stillLive = new Set(ctx.runtime.memory.liveTensors().map((t) => t.id));

@@ -16,7 +16,7 @@ import { heapHolders } from "./heap_holders";
  * memory with "saved", "gradient" and "optimizer"; the others are found here.
  */
 export type HolderKind = "variable" | "output" | "error" | "closure" | "timer" | "frames" | "unreachable"
-  | "saved" | "gradient" | "optimizer" | "runtime" | "unknown";
+  | "parameter" | "saved" | "gradient" | "optimizer" | "runtime" | "unknown";
 
 export interface Holder {
   kind: HolderKind;
@@ -109,11 +109,23 @@ export interface HolderReport {
   snapshotError?: string;
 }
 
-/** Holders of every live tensor: direct ones, then a heap snapshot for the rest. */
-export function findHolders(ctx: MagicContext, live: LiveTensor[]): HolderReport {
+/** What a tensor held by nothing the kernel can read directly is labelled when no heap snapshot is taken. */
+export const kUnnamedHolder = "not named without a heap snapshot (%memory --tensors names it)";
+
+/**
+ * Holders of every live tensor: direct ones, then a heap snapshot for the
+ * rest. With `heapSnapshot: false` (the memory panel, which must stay cheap)
+ * no snapshot is taken and the rest are labelled `kUnnamedHolder`; the
+ * default takes one when some tensor is left.
+ */
+export function findHolders(ctx: MagicContext, live: LiveTensor[], options: { heapSnapshot?: boolean } = {}): HolderReport {
   const holders = directHolders(ctx, live);
   const rest = live.filter((t) => !holders.has(t.id));
   if (!rest.length) return { holders, snapshot: false };
+  if (options.heapSnapshot === false) {
+    for (const t of rest) holders.set(t.id, [{ kind: "unknown", label: kUnnamedHolder }]);
+    return { holders, snapshot: false };
+  }
   let snapshotError: string | undefined;
   try {
     const found = heapHolders(ctx, new Set(rest.map((t) => t.id)));

@@ -6,6 +6,7 @@
  */
 import { Magic, UsageError } from "./context";
 import { escapeHtml, htmlBlock } from "./format";
+import { magicMime } from "./mime";
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -17,7 +18,7 @@ export const envMagic: Magic = {
     const text = (args[0] ?? "").trim();
     if (!text) {
       const env = Object.fromEntries(Object.entries(process.env).sort(([a], [b]) => a.localeCompare(b)));
-      ctx.output.display({ "text/plain": Object.entries(env).map(([k, v]) => `${k}=${v}`).join("\n"), "application/json": env });
+      ctx.output.display({ "text/plain": Object.entries(env).map(([k, v]) => `${k}=${v}`).join("\n"), [magicMime("env")]: env });
       return;
     }
     const m = /^([^=\s]+)\s*(?:=\s*|\s+)([\s\S]*)$/.exec(text);
@@ -63,7 +64,7 @@ export const lsmagicMagic: Magic = {
     const lines = ["Line magics:", ...magics.map((m) => `  ${m.usage}`), "", `Cell magics: ${magics.filter((m) => m.cell).map((m) => "%%" + m.name).join(", ")}`];
     ctx.output.display({
       "text/plain": lines.join("\n"),
-      "application/json": { magics: magics.map((m) => m.name), line: magics.map((m) => m.name), cell: magics.filter((m) => m.cell).map((m) => m.name) },
+      [magicMime("lsmagic")]: { magics: magics.map((m) => m.name), line: magics.map((m) => m.name), cell: magics.filter((m) => m.cell).map((m) => m.name) },
     });
   },
 };

@@ -9,14 +9,15 @@
  *   --history on|off            record the stack of every allocation
  *   --timeline                  chart of memory after every cell (timeline_svg.ts)
  *   --processes                 the processes using each GPU (processes.ts)
- *   --watch on|off              a footer after every cell
+ *   --watch on|off              a live view, updated in place after every cell (watch.ts)
  * `%%memory` runs its cell, then reports the cell's allocated delta and peak.
  * Output is one display_data: HTML for people, text/plain for terminals,
- * JSON for programs.
+ * JSON for programs (under magicMime("memory"), mime.ts).
  */
 import { Magic, MagicContext, UsageError } from "./context";
 import { escapeHtml, formatBytes, htmlBlock, htmlRows, textTable } from "./format";
 import { overviewBundle } from "./memory_overview";
+import { magicMime } from "./mime";
 import { setHistory, showWhere } from "./memory_where";
 import { showTensors } from "./memory_tensors";
 import { showTimeline } from "./timeline_svg";
@@ -36,7 +37,8 @@ function onOff(args: string[], i: number, a: string, flag: string): [boolean, nu
   return [v === "on", inline ? i : i + 1];
 }
 
-function parse(args: string[]) {
+/** The options of `%memory` from its split arguments; a usage error names an unknown option or a missing on/off. */
+export function parseMemoryArgs(args: string[]) {
   const opts = { view: "overview" as View, abbreviated: false, history: undefined as boolean | undefined, watch: undefined as boolean | undefined, device: undefined as string | undefined };
   const views: Record<string, View> = { "--summary": "summary", "-s": "summary", "--tensors": "tensors", "--leaks": "tensors", "--where": "where", "-w": "where", "--timeline": "timeline", "--processes": "processes" };
   for (let i = 0; i < args.length; i++) {
@@ -64,16 +66,17 @@ function showSummary(ctx: MagicContext, devices: string[], abbreviated: boolean)
   ctx.output.display({
     "text/plain": tables.join("\n"),
     "text/html": htmlBlock(tables.map((t) => `<pre>${escapeHtml(t)}</pre>`).join("")),
-    "application/json": { devices: devices.map((d) => ({ device: d, stats: ctx.runtime.memory.stats(d) })) },
+    [magicMime("memory")]: { devices: devices.map((d) => ({ device: d, stats: ctx.runtime.memory.stats(d) })) },
   });
 }
 
+/** `--watch on` shows the live view (its output is the view); `--watch off` stops it and says so. */
 function setWatch(ctx: MagicContext, on: boolean): void {
-  ctx.timeline.setWatch(on, ctx.runtime);
-  const text = on
-    ? "Memory watch on: after every cell, a footer shows its change in allocated memory, its peak (peak statistics are reset after each cell) and the reserved total."
-    : "Memory watch off.";
-  ctx.output.display({ "text/plain": text, "text/html": htmlBlock(`<p>${escapeHtml(text)}</p>`), "application/json": { watch: on } });
+  if (on) { ctx.watch.start(); return; }
+  const was = ctx.watch.running;
+  ctx.watch.stop("--watch off");
+  const text = was ? "Memory watch off: the live view stays as it was after the last cell." : "Memory watch was not on.";
+  ctx.output.display({ "text/plain": text, "text/html": htmlBlock(`<p>${escapeHtml(text)}</p>`), [magicMime("memory")]: { watch: false } });
 }
 
 /** `%%memory`: runs the body, then shows each device's allocated delta, the body's peak and the reserved total. */
@@ -95,7 +98,7 @@ async function runCellMemory(args: string[], body: string, ctx: MagicContext): P
     ctx.output.display({
       "text/plain": `Cell memory:\n${textTable(table)}`,
       "text/html": htmlBlock(htmlRows(table.map((r) => r.map(escapeHtml)), [false, true, true, true, true], "Memory of this cell")),
-      "application/json": { cell: ctx.cells.current(), devices: rows },
+      [magicMime("memory")]: { cell: ctx.cells.current(), devices: rows },
     });
   }
   return result;
@@ -112,7 +115,8 @@ const HELP = [
   "  --history on|off   record the stack of every allocation (the line of small tensors too)",
   "  --timeline         a chart of allocated, reserved and peak after every cell",
   "  --processes        the processes using each GPU (NVML)",
-  "  --watch on|off     after every cell, a footer with its change in allocated memory, its peak and reserved",
+  "  --watch on|off     a live view of every device, updated in place after every cell (and every second while",
+  "                     a cell awaits): allocated, the cell's change and peak (peaks reset after each cell), reserved",
   "%%memory runs the cell, then reports its allocated change and peak.",
 ].join("\n");
 
@@ -121,7 +125,7 @@ export const memoryMagic: Magic = {
   usage: USAGE,
   help: HELP,
   run(args, ctx) {
-    const opts = parse(args);
+    const opts = parseMemoryArgs(args);
     if (opts.history !== undefined) return setHistory(ctx, opts.history, opts.device);
     if (opts.watch !== undefined) return setWatch(ctx, opts.watch);
     if (opts.view === "processes") return showProcesses(ctx);

@@ -3,11 +3,12 @@
  * reserved but unallocated, non-releasable split blocks, the device's total
  * and free memory, and (through NVML, on CUDA) the CUDA context and other
  * processes — each with a bar of its share of the device. text/plain has the
- * same rows aligned; application/json has PyTorch's statistic names plus the
+ * same rows aligned; its data (magicMime("memory")) has PyTorch's statistic names plus the
  * device totals.
  */
 import type { MagicContext } from "./context";
 import { COLORS, escapeHtml, formatBytes, htmlBar, htmlBlock, htmlRows, textBar, textTable } from "./format";
+import { magicMime } from "./mime";
 
 export interface DeviceMemory {
   device: string;
@@ -27,6 +28,11 @@ export interface DeviceMemory {
   other_processes: number | null;
   /** Live tensors on the device. */
   tensors: number;
+  /**
+   * Bytes of training memory by kind, from what the runtime says holds each storage: parameters, their
+   * gradients, optimizer state and tensors saved for backward (absent kinds are 0).
+   */
+  training: { parameter: number; gradient: number; optimizer: number; saved: number };
   /** All allocator statistics with PyTorch's key names (`allocated_bytes.all.current`, …). */
   stats: Record<string, number>;
 }
@@ -58,16 +64,35 @@ export function deviceMemory(ctx: MagicContext, device: string): DeviceMemory {
     free, total,
     cuda_context: use.self === null ? null : Math.max(0, use.self - reserved),
     other_processes: use.others,
-    tensors: m.liveTensors(device).length,
+    ...liveSummary(m.liveTensors(device)),
     stats,
   };
 }
+
+/** The live tensors' count and the bytes of each kind of training memory. */
+function liveSummary(live: { nbytes: number; holder?: { kind: string } }[]): { tensors: number; training: DeviceMemory["training"] } {
+  const training = { parameter: 0, gradient: 0, optimizer: 0, saved: 0 };
+  for (const t of live) {
+    const k = t.holder?.kind;
+    if (k === "parameter" || k === "gradient" || k === "optimizer" || k === "saved") training[k] += t.nbytes;
+  }
+  return { tensors: live.length, training };
+}
+
+/** What the training rows say of each kind. */
+const TRAINING_ROWS: [keyof DeviceMemory["training"], string, string][] = [
+  ["parameter", "  parameters", "module weights (%memory --tensors names them)"],
+  ["gradient", "  gradients", "zeroGrad({ setToNone: true }) frees them"],
+  ["optimizer", "  optimizer state", "exp_avg, exp_avg_sq, momentum_buffer"],
+  ["saved", "  saved for backward", "activations the graph keeps until backward or dispose"],
+];
 
 type Row = [label: string, value: number | null, color: string, note: string];
 
 function rowsOf(d: DeviceMemory): Row[] {
   const rows: Row[] = [
     ["allocated", d.allocated, COLORS.allocated, `${d.tensors} live tensor${d.tensors === 1 ? "" : "s"}`],
+    ...TRAINING_ROWS.filter(([k]) => d.training[k] > 0).map(([k, label, note]): Row => [label, d.training[k], COLORS.allocated, note]),
     ["peak allocated", d.max_allocated, COLORS.peak, "since start or last peak reset"],
     ["reserved", d.reserved, COLORS.reserved, "allocated + cached"],
     ["reserved but unallocated", d.reserved_unallocated, COLORS.unallocated, "cached; %empty_cache returns what is releasable"],
@@ -100,7 +125,7 @@ export function overviewBundle(ctx: MagicContext, devices: string[]): Record<str
   return {
     "text/plain": text.join("\n\n"),
     "text/html": htmlBlock(html.join("")),
-    "application/json": {
+    [magicMime("memory")]: {
       devices: mem, cuda_available: ctx.runtime.cuda.isAvailable(),
       tensors: ctx.runtime.memory.liveTensors().filter((t) => devices.includes(t.device)),
     },

@@ -7,6 +7,7 @@
 import type { LiveTensor, MagicContext } from "./context";
 import { escapeHtml, formatBytes, htmlBlock, htmlRows, textTable } from "./format";
 import { findHolders, Holder } from "./holders";
+import { magicMime } from "./mime";
 import { groupBySite, SiteGroup, tensorSite, TensorSite } from "./tensor_sites";
 
 export interface HolderGroup {
@@ -21,10 +22,15 @@ export interface HolderGroup {
 /** A live tensor as `--tensors` reports it: its holders and where it was made (the frames left out). */
 export interface TensorRow extends Omit<LiveTensor, "frames" | "cell">, TensorSite { holders: string[] }
 
-/** Live tensors of `devices` and their holders, grouped by first holder. */
-export function tensorsByHolder(ctx: MagicContext, devices: string[]): { groups: HolderGroup[]; tensors: TensorRow[]; snapshot: boolean; snapshotError?: string } {
+/**
+ * Live tensors of `devices` and their holders, grouped by first holder,
+ * largest group first. `heapSnapshot` (default true) lets findHolders take a
+ * heap snapshot for tensors no variable, output or kept error holds; the
+ * memory panel passes false.
+ */
+export function tensorsByHolder(ctx: MagicContext, devices: string[], options: { heapSnapshot?: boolean } = {}): { groups: HolderGroup[]; tensors: TensorRow[]; snapshot: boolean; snapshotError?: string } {
   const live = ctx.runtime.memory.liveTensors().filter((t) => devices.includes(t.device));
-  const report = findHolders(ctx, live);
+  const report = findHolders(ctx, live, options);
   const tensors: TensorRow[] = live.map((t) => {
     const { frames: _frames, cell: _cell, ...info } = t;
     return { ...info, ...tensorSite(t), holders: (report.holders.get(t.id) ?? []).map((h) => h.label) };
@@ -64,7 +70,12 @@ export function showTensors(ctx: MagicContext, devices: string[]): void {
   const { groups, tensors, snapshot, snapshotError } = tensorsByHolder(ctx, devices);
   const byId = new Map(tensors.map((t) => [t.id, t]));
   const total = tensors.reduce((n, t) => n + t.nbytes, 0);
-  const head = `${tensors.length} live tensor${tensors.length === 1 ? "" : "s"}, ${formatBytes(total)} on ${devices.join(", ")}`;
+  // Tensors nothing referenced were collected by this view's heap snapshot: they are listed, not counted as live.
+  const gone = groups.filter((g) => g.kind === "unreachable");
+  const goneCount = gone.reduce((n, g) => n + g.tensors, 0), goneBytes = gone.reduce((n, g) => n + g.bytes, 0);
+  const held = tensors.length - goneCount;
+  const head = `${held} live tensor${held === 1 ? "" : "s"}, ${formatBytes(total - goneBytes)} on ${devices.join(", ")}` +
+    (goneCount ? `; ${goneCount} more ${goneCount === 1 ? "was" : "were"} unreachable (collected by this view)` : "");
   const header = ["held by", "tensor", "shape", "dtype", "device", "bytes", "made in", "also held by"];
   const htmlRowsOut: string[][] = [header];
   const textRows: (string | number)[][] = [header];
@@ -92,6 +103,6 @@ export function showTensors(ctx: MagicContext, devices: string[]): void {
   ctx.output.display({
     "text/plain": text,
     "text/html": htmlBlock(html),
-    "application/json": { holders: groups, tensors, sites, heap_snapshot: snapshot },
+    [magicMime("memory")]: { holders: groups, tensors, sites, heap_snapshot: snapshot },
   });
 }

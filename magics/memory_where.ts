@@ -6,6 +6,7 @@
  */
 import { MagicContext, UsageError } from "./context";
 import { escapeHtml, formatBytes, htmlBlock, htmlTable, textTable } from "./format";
+import { magicMime } from "./mime";
 
 /** The runtime's memory-history functions (torch.memory.recordMemoryHistory / snapshot). */
 interface HistoryApi {
@@ -91,7 +92,7 @@ export function sitesView(sites: AllocationSite[]): { text: string; html: string
 export function showWhere(ctx: MagicContext, devices: string[]): void {
   const sites = allocationSites(ctx, devices);
   const { text, html } = sitesView(sites);
-  ctx.output.display({ "text/plain": text, "text/html": htmlBlock(html), "application/json": { where: sites } });
+  ctx.output.display({ "text/plain": text, "text/html": htmlBlock(html), [magicMime("memory")]: { where: sites } });
 }
 
 export function setHistory(ctx: MagicContext, on: boolean, device: string | undefined): void {
@@ -101,5 +102,5 @@ export function setHistory(ctx: MagicContext, on: boolean, device: string | unde
   const text = on
     ? `Memory history on for ${devices.join(", ")}: new allocations record the cell and line that made them (see %memory --where).`
     : `Memory history off for ${devices.join(", ")}.`;
-  ctx.output.display({ "text/plain": text, "text/html": htmlBlock(`<p>${escapeHtml(text)}</p>`), "application/json": { history: on, devices } });
+  ctx.output.display({ "text/plain": text, "text/html": htmlBlock(`<p>${escapeHtml(text)}</p>`), [magicMime("memory")]: { history: on, devices } });
 }

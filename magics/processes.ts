@@ -6,6 +6,7 @@
 import { readFileSync } from "fs";
 import type { MagicContext } from "./context";
 import { escapeHtml, formatBytes, htmlBlock, htmlRows, textTable } from "./format";
+import { magicMime } from "./mime";
 
 /** A process's command line (from /proc), shortened; "" where it cannot be read. */
 function commandOf(pid: number): string {
@@ -19,7 +20,7 @@ export function showProcesses(ctx: MagicContext): void {
   const report = ctx.runtime.cuda.processes();
   if (!report.available) {
     const text = `No GPU processes to show: ${report.reason}`;
-    ctx.output.display({ "text/plain": text, "text/html": htmlBlock(`<p class="note">${escapeHtml(text)}</p>`), "application/json": { available: false, reason: report.reason, devices: [] } });
+    ctx.output.display({ "text/plain": text, "text/html": htmlBlock(`<p class="note">${escapeHtml(text)}</p>`), [magicMime("memory")]: { available: false, reason: report.reason, devices: [] } });
     return;
   }
   const html: string[] = [];
@@ -40,5 +41,5 @@ export function showProcesses(ctx: MagicContext): void {
     html.push(`<p class="note">${escapeHtml(note)}</p>`);
     text.push(note);
   }
-  ctx.output.display({ "text/plain": text.join("\n\n"), "text/html": htmlBlock(html.join("")), "application/json": { available: true, reason: "", pid: process.pid, devices } });
+  ctx.output.display({ "text/plain": text.join("\n\n"), "text/html": htmlBlock(html.join("")), [magicMime("memory")]: { available: true, reason: "", pid: process.pid, devices } });
 }

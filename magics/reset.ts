@@ -10,6 +10,7 @@
  */
 import { Magic, MagicContext, UsageError } from "./context";
 import { escapeHtml, formatBytes, htmlBlock, htmlTable, textTable } from "./format";
+import { magicMime } from "./mime";
 
 /** Runs V8's collector and lets the runtime free storages whose tensors were collected. */
 export async function collectGarbage(ctx: MagicContext): Promise<void> {
@@ -50,14 +51,14 @@ export async function freedSince(ctx: MagicContext, before: Before): Promise<Fre
   return { tensors: gone.length, bytes, devices, text: `freed ${formatBytes(bytes)} in ${gone.length} tensor${gone.length === 1 ? "" : "s"}; ${still}` };
 }
 
-function report(ctx: MagicContext, head: string, freed: FreedReport, extra: Record<string, unknown>): void {
+function report(ctx: MagicContext, magic: string, head: string, freed: FreedReport, extra: Record<string, unknown>): void {
   const rows: (string | number)[][] = [["device", "allocated before", "allocated after", "freed"]];
   for (const d of freed.devices) rows.push([d.device, formatBytes(d.before), formatBytes(d.after), formatBytes(d.freed)]);
   const line = `${head}\n${freed.text[0].toUpperCase()}${freed.text.slice(1)}.`;
   ctx.output.display({
     "text/plain": `${line}\n${textTable(rows)}`,
     "text/html": htmlBlock(`<p>${escapeHtml(line).replace("\n", "<br/>")}</p>${htmlTable(rows)}`),
-    "application/json": { ...extra, freed_tensors: freed.tensors, freed_bytes: freed.bytes, devices: freed.devices, summary: freed.text },
+    [magicMime(magic)]: { ...extra, freed_tensors: freed.tensors, freed_bytes: freed.bytes, devices: freed.devices, summary: freed.text },
   });
 }
 
@@ -88,7 +89,7 @@ export const resetMagic: Magic = {
     if (outOnly) {
       const counts = ctx.outputs.clear();
       const freed = await freedSince(ctx, before);
-      report(ctx, `Flushed the output history: ${counts.length ? counts.map((n) => `Out[${n}]`).join(", ") : "it was empty"}.`, freed, { outputs_cleared: counts });
+      report(ctx, "reset", `Flushed the output history: ${counts.length ? counts.map((n) => `Out[${n}]`).join(", ") : "it was empty"}.`, freed, { outputs_cleared: counts });
       return;
     }
     const counts = ctx.outputs.entries().map(([n]) => n);
@@ -102,7 +103,7 @@ export const resetMagic: Magic = {
       `cleared the output history${counts.length ? ` (${counts.map((n) => `Out[${n}]`).join(", ")})` : ""}`];
     if (hadError) parts.push("the kept error");
     if (timers) parts.push(`stopped ${plural(timers, "pending timer")} that cells started`);
-    report(ctx, parts.join("; ") + ".", freed, { dropped, outputs_cleared: counts, kept_error_cleared: hadError, timers_stopped: timers });
+    report(ctx, "reset", parts.join("; ") + ".", freed, { dropped, outputs_cleared: counts, kept_error_cleared: hadError, timers_stopped: timers });
   },
 };
 
@@ -119,7 +120,7 @@ export const resetSelectiveMagic: Magic = {
     const before = measure(ctx);
     const dropped = ctx.namespace.remove(ctx.namespace.names().filter((n) => re.test(n)));
     const freed = await freedSince(ctx, before);
-    report(ctx, `Dropped ${plural(dropped.length, "variable")} matching /${rest[0]}/${dropped.length ? ": " + dropped.join(", ") : ""}.`, freed, { dropped });
+    report(ctx, "reset_selective", `Dropped ${plural(dropped.length, "variable")} matching /${rest[0]}/${dropped.length ? ": " + dropped.join(", ") : ""}.`, freed, { dropped });
   },
 };
 
@@ -148,6 +149,6 @@ export const xdelMagic: Magic = {
     const { counts, errorHeld } = dropEverywhere(ctx, name);
     const freed = await freedSince(ctx, before);
     const also = [...counts.map((n) => `Out[${n}]`), ...(errorHeld ? ["the kept error"] : [])];
-    report(ctx, `Deleted ${name}${also.length ? ` and its references in ${also.join(", ")}` : ""}.`, freed, { dropped: [name], outputs_cleared: counts });
+    report(ctx, "xdel", `Deleted ${name}${also.length ? ` and its references in ${also.join(", ")}` : ""}.`, freed, { dropped: [name], outputs_cleared: counts });
   },
 };

@@ -1,9 +1,9 @@
 /**
  * Memory after every executed cell, recorded by the kernel (through
- * `afterCell`), for `%memory --timeline`; and the one-line footer that
- * `%memory --watch on` prints after each cell.
+ * `afterCell`), for `%memory --timeline`; and the one-line summary that the
+ * live view of `%memory --watch on` (watch.ts) starts with.
  */
-import type { RuntimeApi } from "./context";
+import type { RuntimeApi } from "./runtime_api";
 import { formatBytes } from "./format";
 
 /** One device's numbers after one cell. */
@@ -41,7 +41,7 @@ function internDevice(name: string): string {
 
 export class MemoryTimeline {
   readonly points: TimelinePoint[] = [];
-  /** Whether a footer is printed after every cell. */
+  /** Whether the live view is on (the peaks are then reset after every cell). */
   watch = false;
 
   /** Reads every device's numbers (none before the runtime is loaded). */
@@ -54,24 +54,21 @@ export class MemoryTimeline {
   }
 
   /**
-   * Turns the footer on or off. While on, the peak statistics are reset
+   * Turns watching on or off. While on, the peak statistics are reset
    * after every cell (as `torch.cuda.reset_peak_memory_stats()` would be),
-   * so that each footer shows its own cell's peak.
+   * so that the live view shows each cell's own peak.
    */
   setWatch(on: boolean, runtime: RuntimeApi | undefined): void {
     this.watch = on;
     if (on && runtime) for (const d of runtime.memory.devices()) runtime.memory.resetPeakStats(d);
   }
 
-  /** Records the point of a finished cell; returns the watch footer, if watching. */
-  afterCell(cell: number, runtime: RuntimeApi | undefined): string | undefined {
+  /** Records the point of a finished cell; while watching, resets the peaks for the next cell. */
+  afterCell(cell: number, runtime: RuntimeApi | undefined): void {
     const devices = MemoryTimeline.read(runtime);
-    const previous = this.points[this.points.length - 1];
     this.points.push({ cell, time: Date.now(), devices });
     if (this.points.length > kMaxTimelinePoints) this.points.splice(0, this.points.length - kMaxTimelinePoints);
-    if (!this.watch) return undefined;
-    if (runtime) for (const d of devices) runtime.memory.resetPeakStats(d.device);
-    return watchFooter(cell, devices, new Map((previous?.devices ?? []).map((d) => [d.device, d.allocated])));
+    if (this.watch && runtime) for (const d of devices) runtime.memory.resetPeakStats(d.device);
   }
 }
 

@@ -6,9 +6,12 @@
  */
 import type { MagicContext } from "./context";
 import { COLORS, escapeHtml, formatBytes, htmlBlock, textTable } from "./format";
+import { magicMime } from "./mime";
 import type { TimelinePoint } from "./timeline";
 
 const W = 640, H = 220, L = 78, R = 16, T = 24, B = 34;
+/** The top of the axis of a chart whose values are all zero. */
+export const kEmptyAxisBytes = 1024;
 const SERIES = [["allocated", COLORS.allocated], ["reserved", COLORS.reserved], ["peak", COLORS.peak]] as const;
 
 type Series = typeof SERIES[number][0];
@@ -20,7 +23,9 @@ function value(p: TimelinePoint, device: string, s: Series): number {
 
 /** The chart of one device. */
 export function timelineSvg(points: TimelinePoint[], device: string): string {
-  const max = Math.max(1, ...points.flatMap((p) => SERIES.map(([s]) => value(p, device, s))));
+  const highest = Math.max(0, ...points.flatMap((p) => SERIES.map(([s]) => value(p, device, s))));
+  // Nothing allocated yet: an axis up to 1 KiB (0 B, 512 B, 1.00 KiB), not one of a byte.
+  const max = highest > 0 ? highest : kEmptyAxisBytes;
   const n = points.length;
   const x = (i: number) => L + (n <= 1 ? (W - L - R) / 2 : (i * (W - L - R)) / (n - 1));
   const y = (v: number) => T + (H - T - B) * (1 - v / max);
@@ -29,14 +34,15 @@ export function timelineSvg(points: TimelinePoint[], device: string): string {
   parts.push(`<text x="${L}" y="14" fill="currentColor" font-weight="600">${escapeHtml(device)}: memory after each cell</text>`);
   for (const f of [0, 0.5, 1]) {
     const yy = y(max * f).toFixed(1);
-    parts.push(`<line x1="${L}" x2="${W - R}" y1="${yy}" y2="${yy}" stroke="currentColor" stroke-opacity="0.2"/>`);
+    parts.push(`<line x1="${L}" x2="${W - R}" y1="${yy}" y2="${yy}" stroke="currentColor" stroke-opacity="0.2" class="grid"/>`);
     parts.push(`<text x="${L - 6}" y="${yy}" dy="4" text-anchor="end" fill="currentColor" class="y-tick">${escapeHtml(formatBytes(Math.round(max * f)))}</text>`);
   }
   const every = Math.max(1, Math.ceil(n / 16));
   points.forEach((p, i) => {
     if (i % every === 0 || i === n - 1) parts.push(`<text x="${x(i).toFixed(1)}" y="${H - B + 16}" text-anchor="middle" fill="currentColor" class="x-tick">${p.cell}</text>`);
   });
-  parts.push(`<text x="${(L + W - R) / 2}" y="${H - 4}" text-anchor="middle" fill="currentColor" fill-opacity="0.8">cell (execution count)</text>`);
+  if (highest === 0 && n) parts.push(`<text x="${(L + W - R) / 2}" y="${(T + H - B) / 2}" text-anchor="middle" fill="currentColor" class="axis-label">nothing allocated on ${escapeHtml(device)} yet</text>`);
+  parts.push(`<text x="${(L + W - R) / 2}" y="${H - 4}" text-anchor="middle" fill="currentColor" fill-opacity="0.8" class="axis-label">cell (execution count)</text>`);
   for (const [s, color] of SERIES) {
     const d = points.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(value(p, device, s)).toFixed(1)}`).join("");
     if (n) parts.push(`<path d="${d}" fill="none" stroke="${color}" stroke-width="2"${s === "peak" ? ' stroke-dasharray="5 3"' : ""} class="series-${s}"/>`);
@@ -66,6 +72,6 @@ export function showTimeline(ctx: MagicContext, devices: string[]): void {
   ctx.output.display({
     "text/plain": note || textTable(rows),
     "text/html": htmlBlock(note ? `<p class="note">${note}</p>` : shown.map((d) => timelineSvg(points, d)).join("<br/>")),
-    "application/json": { timeline: points.map((p) => ({ ...p, devices: p.devices.filter((d) => devices.includes(d.device)) })) },
+    [magicMime("memory")]: { timeline: points.map((p) => ({ ...p, devices: p.devices.filter((d) => devices.includes(d.device)) })) },
   });
 }

@@ -7,6 +7,7 @@
  */
 import { Magic, MagicContext, UsageError } from "./context";
 import { escapeHtml, htmlBlock } from "./format";
+import { magicMime } from "./mime";
 
 /** Waits for every CUDA device in use (no-op without CUDA). */
 function synchronize(ctx: MagicContext): void {
@@ -62,9 +63,11 @@ export const timeMagic: Magic = {
   },
 };
 
-interface TimeitOptions { number?: number; repeat: number; quiet: boolean; code: string }
+/** `%timeit`'s options: `-n` loops per run (chosen when absent), `-r` runs, `-q` quiet, and the statement. */
+export interface TimeitOptions { number?: number; repeat: number; quiet: boolean; code: string }
 
-function parseTimeit(text: string): TimeitOptions {
+/** `%timeit`'s argument text → its options; the statement is what follows the options, as typed. */
+export function parseTimeit(text: string): TimeitOptions {
   const opts: TimeitOptions = { repeat: 7, quiet: false, code: "" };
   let rest = text.trimStart();
   for (;;) {
@@ -107,7 +110,7 @@ async function timeit(ctx: MagicContext, opts: TimeitOptions): Promise<void> {
   const text = `${formatTime(mean)} ± ${formatTime(std)} per loop (mean ± std. dev. of ${opts.repeat} run${opts.repeat === 1 ? "" : "s"}, ${number} loop${number === 1 ? "" : "s"} each)`;
   const json = { loops: number, repeat: opts.repeat, mean_s: mean, std_s: std, best_s: Math.min(...perLoop), all_runs_s: runs };
   if (opts.quiet) return;
-  ctx.output.display({ "text/plain": text, "text/html": htmlBlock(`<p>${escapeHtml(text)}</p>`), "application/json": json });
+  ctx.output.display({ "text/plain": text, "text/html": htmlBlock(`<p>${escapeHtml(text)}</p>`), [magicMime("timeit")]: json });
 }
 
 export const timeitMagic: Magic = {

@@ -6,6 +6,7 @@
  * types). Without an argument, shows the current mode.
  */
 import { Magic, UsageError } from "./context";
+import { magicMime } from "./mime";
 
 const MODES = ["on", "strict", "off"] as const;
 type Mode = typeof MODES[number];
@@ -30,7 +31,7 @@ export const typecheckMagic: Magic = {
     const note = tc.unavailable() ? ` (unavailable: ${tc.unavailable()})` : "";
     ctx.output.display({
       "text/plain": `type checking: ${mode} — ${DESCRIPTION[mode]}${note}`,
-      "application/json": { mode, available: !tc.unavailable() },
+      [magicMime("typecheck")]: { mode, available: !tc.unavailable() },
     });
   },
 };

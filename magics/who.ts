@@ -6,6 +6,7 @@
 import { inspect } from "util";
 import { Magic, MagicContext } from "./context";
 import { escapeHtml, formatBytes, htmlBlock, htmlTable, textTable } from "./format";
+import { magicMime } from "./mime";
 
 /** "Tensor", "number", "function", "Map", "Array", … */
 export function typeName(v: unknown): string {
@@ -27,7 +28,7 @@ export const whoMagic: Magic = {
   run(args, ctx) {
     const vars = variables(ctx, args);
     const text = vars.length ? vars.map((v) => v.name).join("\t") : args.length ? `No variables of type ${args.join(", ")}.` : "Interactive namespace is empty.";
-    ctx.output.display({ "text/plain": text, "application/json": { names: vars.map((v) => v.name) } });
+    ctx.output.display({ "text/plain": text, [magicMime("who")]: { names: vars.map((v) => v.name) } });
   },
 };
 
@@ -38,7 +39,7 @@ export const whosMagic: Magic = {
     const vars = variables(ctx, args);
     if (!vars.length) {
       const text = args.length ? `No variables of type ${args.join(", ")}.` : "Interactive namespace is empty.";
-      ctx.output.display({ "text/plain": text, "application/json": { variables: [] } });
+      ctx.output.display({ "text/plain": text, [magicMime("whos")]: { variables: [] } });
       return;
     }
     const Tensor = ctx.runtime.Tensor as unknown as Function;
@@ -54,6 +55,6 @@ export const whosMagic: Magic = {
       rows.push([v.name, v.type, info]);
       return { name: v.name, type: v.type, info };
     });
-    ctx.output.display({ "text/plain": textTable(rows), "text/html": htmlBlock(htmlTable(rows)), "application/json": { variables: json } });
+    ctx.output.display({ "text/plain": textTable(rows), "text/html": htmlBlock(htmlTable(rows)), [magicMime("whos")]: { variables: json } });
   },
 };

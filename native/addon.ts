@@ -127,7 +127,7 @@ export interface NativeAddon {
   /** The Float64Array op() reads its arguments from. */
   setOpBuffer(buffer: Float64Array): void;
   /** The op list as the addon parsed it, with the device kinds that have kernels. */
-  opList(): { name: string; inputs: string[]; outputs: string[]; attrs: string[]; dtypes: string; inplace: boolean; kernels: string[] }[];
+  opList(): { name: string; inputs: string[]; outputs: string[]; attrs: string[]; dtypes: string; inplace: boolean; kernels: string[]; accepts: string[] }[];
   /** The dtype table (native/src/base/dtype.h). */
   dtypes(): { name: string; code: number; bytes: number; kind: string; signed: boolean }[];
   /** Long ops stop with TSGPU_INTERRUPTED while element 0 of `flag` is nonzero (null: no flag). */
@@ -144,6 +144,10 @@ export interface NativeAddon {
   manualSeed(seed: number): void;
   /** The generator's seed. */
   initialSeed(): number;
+  /** The generator's state: [seed, next counter]. */
+  getRngState(): [number, number];
+  /** Restores a state getRngState gave. */
+  setRngState(seed: number, offset: number): void;
   setErrorClasses(classes: { OutOfMemoryError: Function }): void;
   /** Flushes C stdio and ends the process without static destructors or atexit handlers. */
   quickExit(code: number): never;
@@ -155,8 +159,13 @@ export interface NativeAddon {
   linalgInfo(): { cpu: string; cuda: string; isa: string };
 }
 
+/**
+ * Loads tsgpu.node from build/Release, or from the folder `TSGPU_NATIVE_DIR` names (another build's output,
+ * such as the sanitizer build's build-sanitize/Release).
+ */
 function loadAddon(): NativeAddon {
-  const candidates = [
+  const dir = process.env.TSGPU_NATIVE_DIR;
+  const candidates = dir ? [path.resolve(dir, 'tsgpu.node')] : [
     path.join(__dirname, '..', '..', 'build', 'Release', 'tsgpu.node'), // from dist/native
     path.join(__dirname, '..', 'build', 'Release', 'tsgpu.node'), // from native/ (ts-node)
   ];

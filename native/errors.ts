@@ -11,14 +11,37 @@ export interface OutOfMemoryDetails {
 }
 
 /**
+ * PyTorch's `RuntimeError`: what the runtime throws where PyTorch raises
+ * one — operands whose shapes do not fit together (broadcasting, matmul,
+ * cat, view, a loss's target), and, as its subclass, running out of memory.
+ * `err.name` is "RuntimeError" (as a notebook shows it), `err.code` says
+ * which kind: "TSGPU_SHAPE" for shapes. Catch it with
+ * `e instanceof torch.RuntimeError`.
+ */
+export class RuntimeError extends Error {
+  /** What kind of failure: "TSGPU_SHAPE", "TSGPU_OOM", ... */
+  readonly code: string;
+
+  constructor(message: string, code = 'TSGPU_SHAPE') {
+    super(message);
+    this.name = 'RuntimeError';
+    this.code = code;
+  }
+}
+
+/** A RuntimeError for operands whose shapes do not fit together (code "TSGPU_SHAPE"). */
+export function shapeError(message: string): RuntimeError {
+  return new RuntimeError(message, 'TSGPU_SHAPE');
+}
+
+/**
  * Thrown when the caching allocator cannot satisfy a request even after
  * freeing its cache and collecting garbage. The message gives the request,
  * the device's capacity and free memory, what tensors hold and what is
- * reserved but unallocated, like PyTorch's `torch.OutOfMemoryError`.
+ * reserved but unallocated, like PyTorch's `torch.OutOfMemoryError` (a
+ * RuntimeError there as here; `code` is "TSGPU_OOM").
  */
-export class OutOfMemoryError extends Error {
-  /** Always "TSGPU_OOM". */
-  readonly code = 'TSGPU_OOM';
+export class OutOfMemoryError extends RuntimeError {
   /** Device that ran out ("cpu", "cuda:0", ...). */
   readonly device: string;
   /** Bytes requested. */
@@ -33,7 +56,7 @@ export class OutOfMemoryError extends Error {
   readonly reservedUnallocated: number;
 
   constructor(message: string, details?: Partial<OutOfMemoryDetails>) {
-    super(message);
+    super(message, 'TSGPU_OOM');
     this.name = 'OutOfMemoryError';
     this.device = details?.device ?? '';
     this.requested = details?.requested ?? 0;

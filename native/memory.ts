@@ -38,7 +38,7 @@ export interface LiveTensorInfo {
    * e.g. `{ kind: "saved", label: "saved for backward by mul" }`,
    * `{ kind: "gradient", label: "gradient of model.fc.weight" }`, `{ kind: "optimizer", label: "optimizer state (Adam exp_avg)" }`.
    */
-  holder?: { kind: 'saved' | 'gradient' | 'optimizer' | 'runtime'; label: string };
+  holder?: HolderLabel;
   /** Execution count of the notebook cell that was current when it was made (see setAllocationCell); absent outside cells. */
   cell?: number;
   /**
@@ -156,9 +156,37 @@ export function memGetInfo(device?: DeviceLike): [number, number] {
   return native.memGetInfo(normalizeDevice(device));
 }
 
+/** What the runtime says holds a storage it keeps itself (training memory, by kind). */
+export interface HolderLabel {
+  kind: 'parameter' | 'saved' | 'gradient' | 'optimizer' | 'runtime';
+  label: string;
+}
+
+/**
+ * Sources of holder labels by storage id (autograd's saved tensors and
+ * gradients, nn's parameters, optim's state): each is asked when
+ * liveTensors() runs, and costs nothing otherwise.
+ */
+export const holderSources: (() => Map<number, HolderLabel>)[] = [];
+
+let currentCell = 0;
+
+/** The cell setAllocationCell last named (0 outside cells). */
+export function allocationCell(): number {
+  return currentCell;
+}
+
 /** Tensors not yet disposed or collected, oldest first (all devices when omitted). */
 export function liveTensors(device?: DeviceLike): LiveTensorInfo[] {
-  return native.liveStorages(device === undefined ? '' : normalizeDevice(device));
+  const list: LiveTensorInfo[] = native.liveStorages(device === undefined ? '' : normalizeDevice(device));
+  if (holderSources.length === 0) return list;
+  const labels = new Map<number, HolderLabel>();
+  for (const src of holderSources) for (const [id, h] of src()) if (!labels.has(id)) labels.set(id, h);
+  for (const t of list) {
+    const h = labels.get(t.id);
+    if (h !== undefined && t.holder === undefined) t.holder = h;
+  }
+  return list;
 }
 
 /**
@@ -171,6 +199,7 @@ export function setAllocationCell(cell: number): void {
     throw codedError('TSGPU_ARG', `expected a non-negative integer below 2147483648 for cell, got ${String(cell)}`);
   }
   native.setAllocationCell(cell);
+  currentCell = cell;
 }
 
 /** Devices that have an allocator: always "cpu", plus every "cuda:N" used so far. */

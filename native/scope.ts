@@ -12,8 +12,26 @@ export interface Disposable {
 
 const stack: Set<Disposable>[] = [];
 
+// While > 0, new tensors are not recorded (autograd's saved tensors belong to the graph, not to a tidy).
+let untrackedDepth = 0;
+
 /** Records a new tensor in the innermost open scope, if any. */
 export function track(t: Disposable): void {
+  if (stack.length > 0 && untrackedDepth === 0) stack[stack.length - 1].add(t);
+}
+
+/** @internal Runs `fn` with new tensors left out of every open tidy (their owner disposes them). */
+export function untracked<T>(fn: () => T): T {
+  untrackedDepth++;
+  try {
+    return fn();
+  } finally {
+    untrackedDepth--;
+  }
+}
+
+/** @internal Records `t` in the innermost open tidy (a tensor made untracked that now belongs to the caller). */
+export function adoptIntoScope(t: Disposable): void {
   if (stack.length > 0) stack[stack.length - 1].add(t);
 }
 
@@ -44,17 +62,33 @@ function collectKept(value: unknown, tracked: Set<Disposable>, kept: Set<Disposa
  */
 export function tidy<T>(fn: () => T): T {
   if (typeof fn !== 'function') throw new TypeError('tidy expects a function');
+  return runScope(fn, true);
+}
+
+/**
+ * @internal As tidy, but what `fn` returns is left out of every enclosing
+ * tidy: the caller owns it (autograd's engine keeps gradients this way).
+ */
+export function ownedScope<T>(fn: () => T): T {
+  return runScope(fn, false);
+}
+
+function runScope<T>(fn: () => T, propagate: boolean): T {
   const scope = new Set<Disposable>();
   stack.push(scope);
+  const depth = untrackedDepth;
+  untrackedDepth = 0;
   let result: T;
   try {
     result = fn();
   } catch (err) {
     stack.pop();
+    untrackedDepth = depth;
     for (const t of scope) t.dispose();
     throw err;
   }
   stack.pop();
+  untrackedDepth = depth;
   if (result instanceof Promise) {
     for (const t of scope) t.dispose();
     throw new TypeError('tidy does not support async functions: await outside of tidy, or dispose tensors explicitly');
@@ -63,12 +97,7 @@ export function tidy<T>(fn: () => T): T {
   collectKept(result, scope, kept, new Set());
   for (const t of scope) {
     if (!kept.has(t)) t.dispose();
-    else if (stack.length > 0) stack[stack.length - 1].add(t);
+    else if (propagate && stack.length > 0 && untrackedDepth === 0) stack[stack.length - 1].add(t);
   }
   return result;
-}
-
-/** Runs `fn` with gradient tracking off. There is no autograd yet, so this just runs `fn`. */
-export function noGrad<T>(fn: () => T): T {
-  return fn();
 }

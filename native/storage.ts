@@ -166,6 +166,11 @@ export class Storage {
   readonly dtype: DType;
   /** Shape of the tensor that made it (what liveTensors shows). */
   readonly shape: readonly number[];
+  /**
+   * Version counter: how many ops have written these bytes (autograd refuses to
+   * use a tensor saved for backward that was written since it was saved).
+   */
+  version = 0;
   // The addon's handle (-1 once freed) and the number of undisposed tensors viewing it.
   private handle: StorageHandle;
   private refs = 0;
@@ -205,6 +210,11 @@ export class Storage {
       throw codedError('TSGPU_DISPOSED', `storage #${this.id} (${this.nbytes} bytes on ${this.device}) was freed: it can no longer be used`);
     }
     return this.handle;
+  }
+
+  /** @internal How many undisposed tensors view this storage. */
+  get refCount(): number {
+    return this.refs;
   }
 
   /** @internal A tensor now views this storage. */

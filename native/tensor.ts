@@ -14,6 +14,26 @@ import { codedError } from './errors';
 import { track } from './scope';
 import { Storage } from './storage';
 
+/**
+ * What autograd keeps on a tensor that takes part in it (native/autograd/meta.ts
+ * implements it; a tensor outside autograd has none, and costs nothing for it).
+ */
+export interface AutogradSlot {
+  /** Called once when a tensor holding this slot is disposed. */
+  releaseHolder(t: Tensor): void;
+}
+
+/**
+ * Hooks autograd installs (native/autograd/): the tensor layer calls them
+ * without knowing autograd. Each is null until autograd loads.
+ */
+export const tensorHooks: {
+  /** A view `v` of `base` was made (records its backward when base takes part in autograd). */
+  onView: ((base: Tensor, v: Tensor) => void) | null;
+  /** `out` is a copy of `src` on another device (records its backward when src takes part in autograd). */
+  onTransfer: ((src: Tensor, out: Tensor) => void) | null;
+} = { onView: null, onTransfer: null };
+
 /** `[2, 3]`, as error messages write shapes. */
 export function formatShape(shape: readonly number[]): string {
   return `[${shape.join(', ')}]`;
@@ -64,6 +84,10 @@ export class Tensor {
   private readonly strides_: number[];
   private readonly offset_: number;
   private storage_: Storage | null;
+  /** @internal Autograd's state for this tensor (requiresGrad, grad, gradFn), or null: native/autograd/meta.ts. */
+  autograd_: AutogradSlot | null = null;
+  /** @internal The tensor this one is a view of (the root of a chain of views), or null for a tensor that owns its storage. */
+  viewBase_: Tensor | null = null;
 
   /**
    * @internal A view of `storage`. Use the factories (`torch.empty`, ...) and
@@ -174,7 +198,18 @@ export class Tensor {
     const s = this.storage_;
     if (s === null) return;
     this.storage_ = null;
+    const a = this.autograd_;
+    if (a !== null) {
+      this.autograd_ = null;
+      a.releaseHolder(this);
+    }
     s.release();
+  }
+
+  /** @internal Records a write of this tensor's elements (the storage's version counter, which autograd checks). */
+  markWritten(): void {
+    const s = this.storage_;
+    if (s !== null) s.version++;
   }
 
   /** Same as `dispose()`, for `using t = torch.randn(...)`. */
@@ -211,5 +246,9 @@ export function viewOf(base: Tensor, shape: number[], strides: number[], offset:
   if (shape.length > MAX_DIMS) {
     throw codedError('TSGPU_ARG', `a tensor has at most ${MAX_DIMS} dimensions, got ${shape.length}`);
   }
-  return new Tensor(base.liveStorage(), shape, strides, offset, base.dtype);
+  const v = new Tensor(base.liveStorage(), shape, strides, offset, base.dtype);
+  v.viewBase_ = base.viewBase_ ?? base;
+  const hook = tensorHooks.onView;
+  if (hook !== null && base.autograd_ !== null) hook(base, v);
+  return v;
 }

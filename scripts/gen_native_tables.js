@@ -2,8 +2,11 @@
 /**
  * Generates the TypeScript tables of the native runtime from their one
  * source in C++:
- *   native/src/base/dtype.h   (TSGPU_FOR_EACH_DTYPE) -> native/generated/dtypes.ts
- *   native/src/ops/op_list.h  (TSGPU_FOR_EACH_OP)    -> native/generated/op_list.ts
+ *   native/src/base/dtype.h       (TSGPU_FOR_EACH_DTYPE) -> native/generated/dtypes.ts
+ *   native/src/runtime/op_list.h  (TSGPU_FOR_EACH_OP)    -> native/generated/op_list.ts
+ *                                                        and native/generated/unary_ops.ts
+ *                                                        (the plain unary ops' TypeScript
+ *                                                        surface, see gen_unary_ops.js)
  * Run by `npm run build:ts`; test/native/tables.test.ts checks the output
  * against what the built addon reports (dtypes(), opList()).
  * With --check it only reports (exit 1) when a generated file is out of date.
@@ -11,6 +14,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
+const { unaryOpsModule, plainUnaryTable } = require('./gen_unary_ops');
 
 const root = path.resolve(__dirname, '..');
 const header = (src) =>
@@ -52,8 +56,9 @@ function splitList(s) {
 
 const TS_TYPES = { double: 'number', int: 'number', bool: 'boolean', string: 'string', ints: 'number | readonly number[]' };
 
-function opList() {
-  const text = fs.readFileSync(path.join(root, 'native/src/ops/op_list.h'), 'utf8');
+/** The rows of the op list: name, inputs, outputs, attributes (as written), dtypes, inplace. */
+function opRows() {
+  const text = fs.readFileSync(path.join(root, 'native/src/runtime/op_list.h'), 'utf8');
   const body = macroBody(text, 'TSGPU_FOR_EACH_OP').replace(/\/\*[\s\S]*?\*\//g, '');
   const ops = [];
   const re = /X\(\s*(\w+)\s*,\s*"([^"]*)"\s*,\s*"([^"]*)"\s*,\s*"([^"]*)"\s*,\s*"([^"]*)"\s*,\s*"([^"]*)"\s*\)/g;
@@ -61,7 +66,11 @@ function opList() {
     ops.push({ name: m[1], inputs: splitList(m[2]), outputs: splitList(m[3]), attrs: splitList(m[4]), dtypes: m[5], inplace: m[6].includes('inplace') });
   }
   if (ops.length === 0) throw new Error('no ops parsed from op_list.h');
-  let out = header('native/src/ops/op_list.h');
+  return ops;
+}
+
+function opList(ops) {
+  let out = header('native/src/runtime/op_list.h');
   out += `\n/** One line of the op list (names with their ?, # and * marks, attributes as written). */\n`;
   out += `export interface OpRow {\n  name: OpName;\n  inputs: readonly string[];\n  outputs: readonly string[];\n  attrs: readonly string[];\n  dtypes: string;\n  inplace: boolean;\n}\n\n`;
   out += `/** Attributes each op takes (what runOp's last argument may hold). */\nexport interface OpAttrs {\n`;
@@ -82,12 +91,17 @@ function opList() {
     out += `  { name: '${op.name}', inputs: ${q(op.inputs)}, outputs: ${q(op.outputs)}, attrs: ${q(op.attrs)}, dtypes: '${op.dtypes}', inplace: ${op.inplace} },\n`;
   }
   out += `];\n`;
-  return out;
+  return out + plainUnaryTable(ops);
 }
 
 function main() {
   const check = process.argv.includes('--check');
-  const files = { 'native/generated/dtypes.ts': dtypes(), 'native/generated/op_list.ts': opList() };
+  const ops = opRows();
+  const files = {
+    'native/generated/dtypes.ts': dtypes(),
+    'native/generated/op_list.ts': opList(ops),
+    'native/generated/unary_ops.ts': unaryOpsModule(ops, header('native/src/runtime/op_list.h')),
+  };
   let stale = 0;
   for (const [rel, content] of Object.entries(files)) {
     const file = path.join(root, rel);

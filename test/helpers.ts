@@ -5,7 +5,7 @@ import { randomBytes } from "crypto";
 import { KernelClient, ClientOptions, freePort } from "../kernel/transport/client";
 import type { ConnectionInfo } from "../kernel/protocol/connection";
 import type { Message } from "../kernel/protocol/message";
-import { KERNEL_NODE_FLAGS } from "../kernel/install";
+import { KERNEL_NODE_FLAGS } from "../kernel/commands/install";
 
 export const ROOT = join(__dirname, "..", "..");
 export const CLI = join(ROOT, "dist", "kernel", "cli.js");
@@ -29,6 +29,29 @@ export function stdout(outputs: Message[]): string {
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/**
+ * Resolves once `done()` holds, looking every 10 ms: a test waits for the event it needs rather than for a time
+ * that is long enough on an idle machine. Rejects, naming `what`, after `timeoutMs` (default 30 s, under jest's
+ * 60 s, so that a kernel that never does it fails with that name instead of a bare timeout).
+ */
+export async function waitUntil(done: () => boolean, what: string, timeoutMs = 30000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}`);
+    await sleep(10);
+  }
+}
+
+/**
+ * The first stream message (stdout or stderr) at index `from` or later of the client's iopub log whose text
+ * contains `text`, once it has arrived (see waitUntil for `timeoutMs`).
+ */
+export async function streamContaining(k: KernelClient, text: string, from = 0, timeoutMs = 30000): Promise<Message> {
+  const find = () => k.iopubLog.slice(from).find((m) => m.header.msg_type === "stream" && String(m.content.text).includes(text));
+  await waitUntil(() => find() !== undefined, `a stream containing ${JSON.stringify(text)}`, timeoutMs);
+  return find()!;
 }
 
 /** Whether the dynamic loader finds the NVIDIA driver library (libcuda.so.1) here, asked without the runtime. */

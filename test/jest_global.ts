@@ -11,8 +11,8 @@ import { mkdtempSync, rmSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { ISOLATED_VAR, isolatedEnv } from "./isolation";
-import { checkerSetup } from "../kernel/execution/checker";
-import { ensureCheckerSnapshot, snapshotsEnabled } from "../kernel/execution/checker_snapshot";
+import { checkerSetup } from "../kernel/language/checker";
+import { ensureCheckerSnapshot, snapshotsEnabled } from "../kernel/language/checker_snapshot";
 
 export default function setup(): void {
   if (!process.env[ISOLATED_VAR]) {

@@ -12,7 +12,7 @@
  *   - `invalid`: anything no further input can fix (`let z = ;`, `1 +`).
  */
 import type * as TS from "typescript";
-import { typescript } from "./typescript_module";
+import { typescript } from "../language/typescript_module";
 import { rewriteMagics } from "./engine";
 import { helpRequest } from "./help";
 

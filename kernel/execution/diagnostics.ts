@@ -3,16 +3,21 @@
  * the source line with the span underlined. Warnings go to the cell's stderr;
  * in strict mode they become the cell's error.
  */
-import type { CellDiagnostic } from "./cell_language";
+import type { CellDiagnostic } from "../language/cell_language";
 import type { ErrorContent } from "./traceback";
 
-/** One diagnostic as a few lines of text. */
+/**
+ * One diagnostic as a few lines of text, its kind first, as compilers and
+ * Python's warnings print theirs: "warning TS2322 at Cell In[3], line 1,
+ * column 7: Type 'string' is not assignable to type 'number'.", then the
+ * source line with the span underlined.
+ */
 export function formatDiagnostic(d: CellDiagnostic, lines: string[], executionCount: number, label: string): string {
   const src = lines[d.line - 1] ?? "";
   const gutter = `${d.line} | `;
   const width = Math.max(1, Math.min(d.length, src.length - (d.column - 1)));
   const [first, ...rest] = d.message.split("\n");
-  const head = `Cell In[${executionCount}], line ${d.line}, column ${d.column}: ${label} TS${d.code}: ${first}`;
+  const head = `${label} TS${d.code} at Cell In[${executionCount}], line ${d.line}, column ${d.column}: ${first}`;
   return [
     head,
     ...rest.map((r) => "  " + r),
@@ -21,9 +26,20 @@ export function formatDiagnostic(d: CellDiagnostic, lines: string[], executionCo
   ].join("\n");
 }
 
-/** The warning text written to a cell's stderr (empty when there is nothing to say). */
-export function warningText(diags: CellDiagnostic[], lines: string[], executionCount: number): string {
-  const shown = diags.filter((d) => d.category !== "suggestion" && d.category !== "message");
+/** The name of a "Cannot find name 'x'" diagnostic (TS2304, TS2552 with its "Did you mean"), or undefined. */
+function missingName(d: CellDiagnostic): string | undefined {
+  return d.code === 2304 || d.code === 2552 ? /^Cannot find name '([^']+)'/.exec(d.message)?.[1] : undefined;
+}
+
+/**
+ * The warning text written to a cell's stderr (empty when there is nothing
+ * to say). When the cell failed with "NAME is not defined" (a name `%reset`
+ * removed, or one never declared), the warnings that the checker cannot find
+ * NAME are left out: the error says it once.
+ */
+export function warningText(diags: CellDiagnostic[], lines: string[], executionCount: number, error?: ErrorContent): string {
+  const undefinedName = error?.ename === "ReferenceError" ? /^(\S+) is not defined$/.exec(error.evalue)?.[1] : undefined;
+  const shown = diags.filter((d) => d.category !== "suggestion" && d.category !== "message" && (undefinedName === undefined || missingName(d) !== undefinedName));
   if (!shown.length) return "";
   return shown.map((d) => formatDiagnostic(d, lines, executionCount, "warning")).join("\n") + "\n";
 }

@@ -11,11 +11,10 @@ import { CellRecord, ErrorContent, formatError, syntaxErrorContent } from "./tra
 import { CellScope, OutputRouter } from "./output";
 import { InterruptError, isVmSigint } from "./interrupt";
 import { defaultOf, ModuleLoader } from "./modules";
-import { PendingCheck, TypeChecker } from "./checker";
+import { PendingCheck, TypeChecker } from "../language/checker";
 import { CachedCell, CellCache } from "./cell_cache";
-import { RELAY_PENDING } from "../transport/bridge-types";
 import { strictErrorContent, warningText } from "./diagnostics";
-import type { CellDiagnostic } from "./cell_language";
+import type { CellDiagnostic } from "../language/cell_language";
 
 /*
  * V8's compilation cache keeps about 1 KiB for every script compiled from a
@@ -50,10 +49,11 @@ export interface EngineHooks {
   /** The runtime object (`torch`). */
   runtime(): unknown;
   /**
-   * Sends what the transport's other thread queued for this one (optional;
-   * called from cells' loops when the flag array's RELAY_PENDING word is set).
+   * The transport's relay (optional): `pump()` sends what its other thread queued for this one; cells'
+   * loops call it when word `pendingWord` of the interrupt flag array is set (the transport owns the
+   * array's layout: transport/bridge-types.ts).
    */
-  pump?(): void;
+  relay?: { pendingWord: number; pump(): void };
 }
 
 /** A line that is a magic call: `%name args`. */
@@ -81,6 +81,8 @@ export class ExecutionEngine {
   readonly cells = new Map<string, CellRecord>();
   /** Top-level names declared by cells, in the order first declared. */
   readonly userNames = new Set<string>();
+  /** Names declared by a cell that threw before assigning them: %reset drops them without listing them. */
+  private readonly unassigned = new Set<string>();
   /** Results of earlier cells by execution count (IPython's `Out`). */
   readonly outputs: Record<number, unknown> = {};
   /** The last error a cell raised (kept for inspection, dropped by %reset). */
@@ -113,13 +115,15 @@ export class ExecutionEngine {
 
   private installRuntimeGlobal(): void {
     const flag = this.interruptFlag;
-    const pump = this.hooks.pump ?? (() => undefined);
+    const pump = this.hooks.relay?.pump ?? (() => undefined);
+    // Without a relay, word 0 (the interrupt) stands in: checked just before, it is 0 there.
+    const pending = this.hooks.relay?.pendingWord ?? 0;
     const runtime = {
       cell: { result: undefined as unknown },
       /** Called in every loop of a cell: stops it when interrupted, and lets the socket thread's messages out. */
       check(): void {
         if (Atomics.load(flag, 0) !== 0) throw new InterruptError();
-        if (Atomics.load(flag, RELAY_PENDING) !== 0) pump();
+        if (Atomics.load(flag, pending) !== 0) pump();
       },
       import: (spec: string) => this.loader.import(spec),
       require: (spec: string) => this.loader.require(spec),
@@ -166,6 +170,9 @@ export class ExecutionEngine {
   /** The scope of the running (or last) cell: signal, execution count. */
   currentScope(): CellScope | undefined { return this.router.scope(); }
 
+  /** Whether a cell runs (or awaits) now. */
+  get running(): boolean { return this.abort !== undefined; }
+
   /** Interrupts the running cell: its signal fires and, if it is awaiting, it stops now. */
   interrupt(): void {
     Atomics.store(this.interruptFlag, 0, 1);
@@ -205,7 +212,6 @@ export class ExecutionEngine {
     const scope: CellScope = { parent, executionCount, signal: abort.signal };
     this.abort = abort;
     this.router.current = scope;
-    Atomics.store(this.interruptFlag, 0, 0);
     this.hooks.beforeCell?.(executionCount);
     const cancelled = new Promise<never>((_, reject) => { this.cancel = reject; });
     cancelled.catch(() => undefined);
@@ -213,11 +219,17 @@ export class ExecutionEngine {
     let outcome: Outcome;
     let settled: Promise<boolean> | undefined;
     try {
+      // An interrupt that came after this cell's request, before the cell began (the kernel clears the flag when
+      // it is idle), stops it here.
+      if (Atomics.load(this.interruptFlag, 0) !== 0) throw new InterruptError();
       if (mode === "strict") {
         const errors = (check.known ?? await Promise.race([check.diagnostics, cancelled])).filter((d) => d.category === "error");
         if (errors.length) return { status: "error", executionCount, interrupted: false, error: strictErrorContent(errors, rec.lines, executionCount) };
       }
-      for (const n of transpiled.names) this.userNames.add(n);
+      for (const n of transpiled.names) {
+        if (!this.userNames.has(n)) this.unassigned.add(n);
+        this.userNames.add(n);
+      }
       const runtime = (globalThis as any).__tsgpu;
       const cellState = { result: undefined as unknown };
       runtime.cell = cellState;
@@ -243,6 +255,8 @@ export class ExecutionEngine {
       Atomics.store(this.interruptFlag, 0, 0);
       this.router.flush();
     }
+    // A name this cell declared stays "unassigned" only while its value is still the undefined of its declaration.
+    for (const n of transpiled.names) if ((globalThis as Record<string, unknown>)[n] !== undefined || outcome.status === "ok") this.unassigned.delete(n);
     // A cell stopped while awaiting keeps its frames until what it awaits settles.
     const pending = settled ? !(await Promise.race([settled, Promise.resolve(false)])) : false;
     if (this.hooks.afterCell) {
@@ -250,7 +264,7 @@ export class ExecutionEngine {
       this.router.scopes.run(scope, () => this.hooks.afterCell!(info));
       this.router.flush();
     }
-    if (mode === "on") await this.reportWarnings(check, rec, scope);
+    if (mode === "on") await this.reportWarnings(check, rec, scope, outcome.status === "error" ? outcome.error : undefined);
     return outcome;
   }
 
@@ -261,9 +275,9 @@ export class ExecutionEngine {
    * kWarningWaitMs once warm, or the user interrupts the wait, do they come
    * later, when it answers.
    */
-  private async reportWarnings(check: PendingCheck, rec: CellRecord, scope: CellScope): Promise<void> {
+  private async reportWarnings(check: PendingCheck, rec: CellRecord, scope: CellScope, error?: ErrorContent): Promise<void> {
     const write = (diags: CellDiagnostic[] | null) => {
-      const text = diags ? warningText(diags, rec.lines, rec.executionCount) : "";
+      const text = diags ? warningText(diags, rec.lines, rec.executionCount, error) : "";
       if (!text) return;
       this.router.scopes.run(scope, () => this.router.write("stderr", text));
       this.router.flush();
@@ -372,6 +386,9 @@ export class ExecutionEngine {
   removeNames(names: string[]): string[] {
     const dropped = names.filter((n) => this.userNames.has(n));
     const g = globalThis as Record<string, unknown>;
+    // A name whose cell threw before assigning it was declared but never defined: dropped, not reported.
+    const defined = dropped.filter((n) => !this.unassigned.has(n));
+    for (const n of dropped) this.unassigned.delete(n);
     for (const name of dropped) {
       const original = this.shadowed.get(name);
       try {
@@ -381,7 +398,7 @@ export class ExecutionEngine {
       this.shadowed.delete(name);
       this.userNames.delete(name);
     }
-    return dropped;
+    return defined;
   }
 
   /** Drops every user variable, the output history and the kept error; returns the names dropped. */

@@ -11,7 +11,7 @@ import { dirname, resolve } from "path";
 import { SourceMap } from "module";
 import { fileURLToPath } from "url";
 import type { CellRecord } from "./traceback";
-import { inspectWithTypes, lookup, MagicCatalog, TypeAware } from "./language";
+import { inspectWithTypes, lookup, MagicCatalog, TypeAware } from "../language/language";
 
 export interface HelpRequest {
   /** The dotted name asked about, or the magic's name without `%`. */

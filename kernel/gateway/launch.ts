@@ -24,7 +24,7 @@ import { exitProcess } from "../guard";
 import type { ConnectionInfo } from "../protocol/connection";
 import { parseLaunchArgs, type LaunchOptions } from "./options";
 import { closeAll, holdPorts, portOf } from "./ports";
-import { listenTcp } from "../transport/listen_fds";
+import { listenTcp } from "../launch/listen_addon";
 import { encryptConnectionInfo, sendPayload, type GatewayConnectionInfo } from "./payload";
 import type { CommListenerInit, FromCommListener, ToCommListener } from "./comm_listener";
 
@@ -48,7 +48,7 @@ async function fail(e: unknown, b?: Boot): Promise<never> {
   const text = (e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, " ");
   try { writeSync(2, `tsgpu launch: ${text}\n`); } catch { /* stderr closed */ }
   if (b) await b.transport.abort().catch(() => undefined);
-  exitProcess(1);
+  exitProcess(1, { skipTeardown: (b?.transport.zeroCopyFrames ?? 0) > 0 });
 }
 
 export const LAUNCH_HELP = `usage: tsgpu launch --kernel-id ID --response-address HOST:PORT --public-key KEY [--port-range LO..HI]
@@ -111,7 +111,7 @@ export async function launch(args: string[]): Promise<void> {
     log("SIGTERM: shutting down");
     if (b.shutdown) b.shutdown(false);
     // Before the kernel serves (the engine may be loading, and its guard refuses process.exit to cells).
-    else void b.transport.abort().finally(() => exitProcess(0));
+    else void b.transport.abort().finally(() => exitProcess(0, { skipTeardown: b.transport.zeroCopyFrames > 0 }));
   });
   let engine!: Promise<typeof import("../kernel")>;
   try {

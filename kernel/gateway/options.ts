@@ -4,9 +4,10 @@
  * the command line (`--kernel-id`, or EG's older `--RemoteProcessProxy.kernel-id`
  * spelling) or, in a Kubernetes pod, from the environment (`KERNEL_ID`,
  * `RESPONSE_ADDRESS`, `PUBLIC_KEY`, `PORT_RANGE`). Every bad value is an
- * error naming the option and the value.
+ * error naming the option and the value; an unknown option, a usage error.
  */
 import { KeyObject, createPublicKey } from "crypto";
+import { UsageError } from "../commands/usage_error";
 
 export interface PortRange {
   /** Lowest port, inclusive; 0 with `hi` 0: any free port. */
@@ -37,6 +38,12 @@ const kOptions: Record<string, { key: "kernelId" | "response" | "publicKey" | "p
   "public-key": { key: "publicKey", env: ["PUBLIC_KEY", "EG_PUBLIC_KEY"] },
   "port-range": { key: "portRange", env: ["PORT_RANGE", "EG_PORT_RANGE"] },
 };
+
+/**
+ * Options of EG's kernel launchers (launch_ipykernel.py's) that this one has no use for: given, they are
+ * logged and ignored, as is any other of EG's --RemoteProcessProxy.NAME options.
+ */
+const kForeignEgOptions = ["spark-context-initialization-mode", "cluster-type", "kernel-class-name"];
 
 /** An environment variable as a whole number, or the default. */
 function envInt(env: NodeJS.ProcessEnv, names: string[], dflt: number): number {
@@ -90,21 +97,41 @@ export function parsePublicKey(text: string): KeyObject {
   return key;
 }
 
-/** Reads the launcher's options from `args`, then the environment for those not given. */
-export function parseLaunchArgs(args: string[], env: NodeJS.ProcessEnv = process.env): LaunchOptions {
+/**
+ * The launcher's command line, read without the environment: the options
+ * given by name (EG's older spellings under their names) and what is
+ * ignored (arguments, EG's options for other launchers). An unknown option
+ * or one without its value throws a UsageError. `tsgpu launch` checks this
+ * before anything starts.
+ */
+export function scanLaunchArgs(args: string[]): { given: Record<string, string>; ignored: string[] } {
   const given: Record<string, string> = {};
   const ignored: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
+    if (/^-[^-]/.test(a)) throw new UsageError(`unknown option ${a}`, "launch");
     if (!a.startsWith("--")) { ignored.push(a); continue; }
     const eq = a.indexOf("=");
-    const name = (eq < 0 ? a.slice(2) : a.slice(2, eq)).replace(/^RemoteProcessProxy\./, "");
+    const spelled = eq < 0 ? a.slice(2) : a.slice(2, eq);
+    const name = spelled.replace(/^RemoteProcessProxy\./, "");
+    const egs = name !== spelled || kForeignEgOptions.includes(name);
+    if (!(name in kOptions) && !egs) throw new UsageError(`unknown option --${spelled}`, "launch");
     let value: string | undefined = eq < 0 ? undefined : a.slice(eq + 1);
     if (value === undefined && i + 1 < args.length && !args[i + 1].startsWith("--")) value = args[++i];
     if (!(name in kOptions)) { ignored.push(value === undefined ? a : `${a} ${value}`); continue; }
-    if (value === undefined) throw new Error(`expected a value for --${name}, got none`);
+    if (value === undefined) throw new UsageError(`--${spelled} needs a value`, "launch");
     given[name] = value;
   }
+  return { given, ignored };
+}
+
+/**
+ * Reads the launcher's options from `args` (scanLaunchArgs), then the
+ * environment for those not given. A bad or missing value is an Error
+ * naming the option.
+ */
+export function parseLaunchArgs(args: string[], env: NodeJS.ProcessEnv = process.env): LaunchOptions {
+  const { given, ignored } = scanLaunchArgs(args);
   const value = (name: string): string | undefined => {
     if (given[name] !== undefined) return given[name];
     for (const e of kOptions[name].env) if (env[e]) return env[e];

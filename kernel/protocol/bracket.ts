@@ -5,7 +5,8 @@
  * socket thread's control answers, the kernel_info answered during start)
  * goes through `answer`. Pure: the caller says how to send.
  */
-import { errorReplyContent, Message, Origin, reply, replyType } from "./message";
+import { Message, Origin, reply, replyType } from "./message";
+import { errorReplyContent } from "./message_types";
 
 /** Where the three messages go. */
 export interface AnswerSink {

@@ -34,13 +34,35 @@ export interface Origin {
   username: string;
 }
 
+/**
+ * The time now in ISO 8601 with microseconds, as jupyter_client writes it;
+ * within one process each value is later than the one before (it counts from
+ * the process's monotonic clock), so two requests sent in one millisecond
+ * still say which came first.
+ */
+export function isoNow(): string {
+  const ms = performance.timeOrigin + performance.now();
+  const whole = Math.floor(ms);
+  const micros = Math.min(999, Math.floor((ms - whole) * 1000));
+  return new Date(whole).toISOString().replace("Z", `${String(micros).padStart(3, "0")}Z`);
+}
+
+/** Microseconds since the epoch of an ISO 8601 date with a zone (any number of fraction digits), or NaN. */
+export function isoMicros(date: unknown): number {
+  if (typeof date !== "string") return NaN;
+  const m = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$/.exec(date);
+  if (!m) return NaN;
+  const seconds = Date.parse(`${m[1]}${m[3]}`);
+  return seconds * 1000 + Number(((m[2] ?? "") + "000000").slice(0, 6));
+}
+
 export function newHeader(msgType: string, origin: Origin): Header {
   return {
     msg_id: randomUUID(),
     msg_type: msgType,
     session: origin.session,
     username: origin.username,
-    date: new Date().toISOString(),
+    date: isoNow(),
     version: PROTOCOL_VERSION,
   };
 }
@@ -61,29 +83,4 @@ export function reply<C>(parent: Message | undefined, msgType: string, content: 
 /** The reply type of a request type: `execute_request` → `execute_reply`. */
 export function replyType(requestType: string): string {
   return requestType.endsWith("_request") ? requestType.slice(0, -"_request".length) + "_reply" : requestType + "_reply";
-}
-
-/**
- * The fields a reply of this type carries even when it reports an error: the
- * spec asks only for ename/evalue/traceback, but strict clients (the Rust
- * `jupyter-protocol` types of Zed's REPL) cannot read these replies without
- * them, so they come with empty values.
- */
-const kErrorReplyFields: Record<string, Record<string, unknown>> = {
-  execute_request: { execution_count: 0, user_expressions: {}, payload: [] },
-  history_request: { history: [] },
-  shutdown_request: { restart: false },
-  complete_request: { matches: [], cursor_start: 0, cursor_end: 0, metadata: {} },
-  inspect_request: { found: false, data: {}, metadata: {} },
-  comm_info_request: { comms: {} },
-};
-
-/** The reply content to a request whose handler failed with `err`. */
-export function errorReplyContent(requestType: string, err: Error): Record<string, unknown> {
-  // is_complete_reply's status is a verdict (complete/incomplete/invalid/unknown): "unknown" is its failure.
-  if (requestType === "is_complete_request") return { status: "unknown" };
-  return {
-    ...kErrorReplyFields[requestType],
-    status: "error", ename: err.name, evalue: err.message, traceback: [String(err.stack)],
-  };
 }

@@ -20,12 +20,14 @@
  * - a header has every field as a string, its date in ISO 8601 with a zone.
  * Extra fields are allowed, as the spec allows them and the parsers ignore them.
  *
- * This module checks what goes out; it knows nothing of requests that come in.
+ * The replies' rules are the request table's (message_types.ts); the parts
+ * both share are in content_rules.ts. This module checks what goes out.
  */
-import {
-  anyJson, anyObject, anyOf, arrayOf, bool, described, Described, Fields, isObject, isoDate, mapOf, matching,
-  nonEmptyStr, num, obj, oneOf, Problem, Rule, shown, str, tuple, uint,
-} from "./schema_rules";
+import { display, errorFields, header, mimeBundle, requestHeader, transient } from "./content_rules";
+import { replyRules } from "./message_types";
+import { anyObject, bool, isObject, nonEmptyStr, obj, oneOf, Problem, Rule, shown, str, uint } from "./schema_rules";
+
+export { header, mimeBundle, requestHeader } from "./content_rules";
 
 export type OutboundChannel = "shell" | "control" | "iopub" | "stdin";
 
@@ -44,126 +46,8 @@ export interface Violation extends Problem {
   msgType: string;
 }
 
-const MIME_KEY = /^[A-Za-z0-9][\w.+-]*\/[\w.+-]+$/;
-const JSON_MIME = /^application\/json$|\+json$/;
-
-/** Tabular data resources: the one JSON mime type whose shape the strict parser reads (schema.fields with name and type). */
-const dataResource = obj({
-  schema: obj({
-    fields: arrayOf(obj({
-      name: str,
-      type: oneOf("string", "number", "integer", "date", "time", "datetime", "year", "yearmonth", "boolean",
-        "object", "geopoint", "geojson", "array", "duration", "any"),
-    })),
-  }),
-});
-
-/** A mime bundle: text and images as strings (base64 for binary images), JSON types as any JSON. */
-export const mimeBundle: Rule = (v, path, out) => {
-  if (!isObject(v)) { out.push({ field: path, expected: "a mime bundle (an object keyed by mime type)", value: v }); return; }
-  for (const [key, value] of Object.entries(v)) {
-    const at = `${path}["${key}"]`;
-    if (!MIME_KEY.test(key)) out.push({ field: at, expected: "a key that is a mime type (type/subtype)", value: key });
-    else if (key === "application/vnd.dataresource+json") dataResource(value, at, out);
-    else if (!JSON_MIME.test(key)) str(value, at, out);
-  }
-};
-
-/** A message header the kernel sends: every field a string, the date ISO 8601 with a zone. */
-export const header = obj({
-  msg_id: nonEmptyStr, msg_type: nonEmptyStr, session: str, username: str, date: isoDate,
-  version: matching(/^5\.\d+$/, "a protocol version 5.x"),
-});
-
-/**
- * A request's header as a client sent it (and as the kernel echoes it in
- * parent_header): every field a string, the id and type not empty. The date
- * and version are not parsed (ipykernel reads neither, and an empty date is
- * no reason to drop a request).
- */
-export const requestHeader = obj({ msg_id: nonEmptyStr, msg_type: nonEmptyStr, session: str, username: str, date: str, version: str });
-
-const replyStatus = oneOf("ok", "error", "aborted");
-const errorFields: Fields = { ename: str, evalue: str, traceback: arrayOf(str) };
-
-/**
- * A reply: `status` always; with "ok" every field of `fields`; with "error"
- * ename/evalue/traceback and the fields named in `evenOnError`; with
- * "aborted" nothing more. Fields present beyond those must still fit.
- */
-function reply(fields: Fields, evenOnError: string[] = []): Rule {
-  const pick = (names: string[]) => Object.fromEntries(names.map((n) => [n, fields[n]]));
-  const okRule = obj({ status: replyStatus, ...fields });
-  const errorRule = obj({ status: replyStatus, ...errorFields, ...pick(evenOnError) }, fields);
-  const abortedRule = obj({ status: replyStatus }, { ...fields, ...errorFields });
-  return (v, path, out) => {
-    const status = isObject(v) ? v.status : undefined;
-    if (status === "error") errorRule(v, path, out);
-    else if (status === "aborted") abortedRule(v, path, out);
-    else okRule(v, path, out);
-  };
-}
-
-const codemirrorMode = anyOf(
-  described("a mode name (string)", str),
-  described("{name: string, version: non-negative integer}", obj({ name: str, version: uint })),
-);
-
-const languageInfo = obj(
-  { name: nonEmptyStr, version: str, mimetype: str, file_extension: matching(/^\.\w+$/, "a file extension starting with a dot") },
-  { pygments_lexer: str, codemirror_mode: codemirrorMode.rule, nbconvert_exporter: str },
-);
-
-const payload: Rule = (() => {
-  const forms: Record<string, Rule> = {
-    page: obj({ data: mimeBundle, start: uint }),
-    set_next_input: obj({ text: str, replace: bool }),
-    edit_magic: obj({ filename: str, line_number: uint }),
-    ask_exit: obj({ keepkernel: bool }),
-  };
-  const source = oneOf(...Object.keys(forms));
-  return (v, path, out) => {
-    const s = isObject(v) ? v.source : undefined;
-    if (typeof s === "string" && forms[s]) forms[s](v, path, out);
-    else source(s, `${path}.source`, out);
-  };
-})();
-
-const expressionResult: Rule = (v, path, out) => {
-  if (isObject(v) && v.status === "error") obj({ status: oneOf("error"), ...errorFields })(v, path, out);
-  else obj({ status: oneOf("ok", "error"), data: mimeBundle, metadata: anyObject })(v, path, out);
-};
-
-const historyEntry: Described = anyOf(
-  described("[session, line, input]", tuple(uint, uint, str)),
-  described("[session, line, [input, output]] (strings)", tuple(uint, uint, tuple(str, str))),
-);
-
-const display = { data: mimeBundle, metadata: anyObject };
-const transient = obj({}, { display_id: str });
-
-/** Replies: sent on shell or control (the kernel answers a request on the channel it came on). */
-const REPLIES: Record<string, Rule> = {
-  kernel_info_reply: reply({
-    protocol_version: matching(/^5\.\d+$/, "a protocol version 5.x"), implementation: nonEmptyStr,
-    implementation_version: str, language_info: languageInfo, banner: str,
-    help_links: arrayOf(obj({ text: str, url: str })), debugger: bool,
-  }, ["protocol_version", "language_info"]),
-  execute_reply: reply({ execution_count: uint, user_expressions: mapOf(expressionResult), payload: arrayOf(payload) }, ["execution_count"]),
-  inspect_reply: reply({ found: bool, ...display }),
-  complete_reply: reply({ matches: arrayOf(str), cursor_start: uint, cursor_end: uint, metadata: anyObject }),
-  history_reply: reply({ history: arrayOf(historyEntry.rule) }, ["history"]),
-  comm_info_reply: reply({ comms: mapOf(obj({ target_name: str })) }),
-  shutdown_reply: reply({ restart: bool }, ["restart"]),
-  interrupt_reply: reply({}),
-  // is_complete_reply's status is the verdict, not a reply status.
-  is_complete_reply: (v, path, out) => {
-    obj({ status: oneOf("complete", "incomplete", "invalid", "unknown") }, { indent: str })(v, path, out);
-    if (isObject(v) && v.status === "incomplete") obj({ indent: str })(v, path, out);
-  },
-  // Not in the spec: jupyter-resource-usage's request, answered like every reply.
-  usage_reply: reply({ hostname: str, pid: uint, kernel_cpu: num, kernel_memory: uint, cpu_count: uint, host_virtual_memory: anyObject }),
-};
+/** Replies: sent on shell or control (the kernel answers a request on the channel it came on); from the request table. */
+const REPLIES: Record<string, Rule> = replyRules();
 
 const IOPUB: Record<string, Rule> = {
   status: obj({ execution_state: oneOf("busy", "idle", "starting") }),

@@ -53,10 +53,14 @@ export type ToMain =
   /** The relay ring has iopub messages to send. */
   | { kind: "relay" }
   | { kind: "stdin"; msg: Message }
-  | { kind: "interrupt" }
+  /** An interrupt_request set the flag; `date` is its header's (when the client sent it). */
+  | { kind: "interrupt"; date?: string }
   | { kind: "log"; text: string }
-  /** The socket thread closed its sockets (it stays up until the process ends). */
-  | { kind: "closed" }
+  /**
+   * The socket thread closed its sockets (it stays up until the process ends); `zeroCopyFrames`: binary frames it
+   * handed zeromq without a copy (frames.ts), which make the process's teardown unsafe (guard.ts, exitProcess).
+   */
+  | { kind: "closed"; zeroCopyFrames: number }
   /** From the companion module. */
   | { kind: "companion"; msg: unknown };
 

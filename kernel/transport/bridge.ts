@@ -32,7 +32,8 @@ export interface TransportEvents {
   /** A request to handle; a promise returned means "full: read no more until it resolves". `bytes`: its frames' size. */
   request(channel: "shell" | "control", msg: Message, bytes?: number): void | Promise<void>;
   stdin(msg: Message): void;
-  interrupt(): void;
+  /** The interrupt flag was set: by an interrupt_request sent at `date` (its header's), or by SIGINT (no date). */
+  interrupt(date?: string): void;
   log(text: string): void;
 }
 
@@ -89,6 +90,11 @@ export class Transport {
   private readonly unheard: Buffer[][] = [];
   private unheardBytes = 0;
   private closed = false;
+  /**
+   * Binary frames the socket thread handed zeromq without a copy, as it said when it closed (frames.ts): the
+   * process must then end without Node's teardown of that thread (exitProcess's skipTeardown).
+   */
+  zeroCopyFrames = 0;
   /** The device figures last sent to the worker, as JSON. */
   private lastDeviceUsage = "{}";
   private workerReady: Promise<void> = Promise.resolve();
@@ -159,7 +165,7 @@ export class Transport {
           case "request": this.deliver(m.channel, m.msg); break;
           case "relay": this.pump(); break;
           case "stdin": this.events.stdin(m.msg); break;
-          case "interrupt": this.events.interrupt(); break;
+          case "interrupt": this.events.interrupt(m.date); break;
           case "log": this.events.log(m.text); break;
           case "companion": this.onCompanion?.(m.msg); break;
         }
@@ -341,7 +347,7 @@ export class Transport {
       const timer = setTimeout(() => { w.terminate().finally(resolve); }, 2000);
       const done = () => { clearTimeout(timer); w.unref(); resolve(); };
       // The socket thread stays up once closed, until the process ends (frames.ts says why); unref'd, it does not keep it running.
-      w.on("message", (m: ToMain) => { if (m.kind === "closed") done(); });
+      w.on("message", (m: ToMain) => { if (m.kind === "closed") { this.zeroCopyFrames = m.zeroCopyFrames; done(); } });
       w.once("exit", done);
       this.post({ kind: "close" });
     });

@@ -15,6 +15,9 @@ import { Message, newHeader, Origin } from "../protocol/message";
 import { ConnectionInfo, endpoint } from "../protocol/connection";
 
 /** A TCP port free on loopback now (another process may take it before it is used). */
+
+/** How long replies may still arrive after the kernel process exited, in milliseconds. */
+const kExitGraceMs = 500;
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
@@ -105,9 +108,12 @@ export class KernelClient {
     this.proc = spawn(argv[0], argv.slice(1), { env: o.env ?? process.env, cwd: o.cwd, stdio: ["ignore", "inherit", "pipe"] });
     this.proc.stderr!.on("data", (d) => { this.stderr += d.toString(); if (process.env.TSGPU_CLIENT_ECHO) process.stderr.write(d); });
     this.outputClosed = new Promise((resolve) => this.proc!.once("close", () => resolve()));
-    // Requests waiting when the kernel ends will never be answered: end them now, saying why.
+    // Requests waiting when the kernel ends will never be answered: end them, saying why — after a moment, since a
+    // reply the kernel sent just before exiting (shutdown_reply) may still be on its way through the socket.
     this.proc.once("exit", (code, signal) => {
-      for (const abandon of [...this.inFlight]) abandon(`the kernel exited (${signal ?? `code ${code}`})\n${this.stderr}`);
+      setTimeout(() => {
+        for (const abandon of [...this.inFlight]) abandon(`the kernel exited (${signal ?? `code ${code}`})\n${this.stderr}`);
+      }, kExitGraceMs);
     });
     const ep = (p: number) => endpoint(this.info, p);
     this.shell.connect(ep(this.info.shell_port));

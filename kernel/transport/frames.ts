@@ -17,7 +17,9 @@
  * as strings. What is left (binary frames over the threshold: large routing
  * identities, message buffers on control or stdin, long binary heartbeat
  * pings) is counted: the socket thread then must outlive them, which it does
- * by staying up until the process ends (see worker.ts, "close").
+ * by staying up until the process ends (see worker.ts, "close"), and the
+ * process then ends without Node's teardown of that thread (guard.ts,
+ * exitProcess); with none, Node's own exit is safe, and is what runs.
  */
 import { isUtf8 } from "buffer";
 

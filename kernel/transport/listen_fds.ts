@@ -1,5 +1,5 @@
 /**
- * The listening sockets a kernel's launcher (native/src/launch/launch.c,
+ * The listening sockets a kernel's launcher (kernel/launch/launch.c,
  * the kernelspec's first program) bound before it started Node.js: named in
  * TSGPU_LISTEN_FDS, they are checked and made close-on-exec here by a tiny
  * addon (tsgpu_listen.node), then zeromq takes each one over instead of
@@ -11,8 +11,7 @@
  * closed and the kernel binds its ports as it would without a launcher.
  */
 import { closeSync } from "fs";
-import { join } from "path";
-import { getSystemErrorName } from "util";
+import { loadAdoptListener } from "../launch/listen_addon";
 import type { ConnectionInfo } from "../protocol/connection";
 
 export type SocketName = "shell" | "iopub" | "control" | "stdin" | "hb";
@@ -26,7 +25,6 @@ const PORT_FIELD: Record<SocketName, keyof ConnectionInfo> = {
 };
 /** zmq_setsockopt's ZMQ_USE_FD. */
 const ZMQ_USE_FD = 89;
-const kAddon = join(__dirname, "..", "..", "..", "build", "Release", "tsgpu_listen.node");
 
 /**
  * Takes the launcher's sockets for `info` out of the environment (children
@@ -52,12 +50,9 @@ export function takeListenFds(info: ConnectionInfo, env: NodeJS.ProcessEnv = pro
   };
   if (pid !== process.pid) return { fds: {}, why: `${ENV} names process ${pid}, not this one (${process.pid}): set by another kernel` };
   if (info.transport !== "tcp") return fail(`${ENV} is for tcp, the connection file says ${info.transport}`);
-  let adopt: (fd: number) => number;
-  try {
-    adopt = (require(kAddon) as { adoptListener(fd: number): number }).adoptListener;
-  } catch (e) {
-    return fail(`cannot load ${kAddon}: ${(e as Error).message.split("\n")[0]}`);
-  }
+  const loaded = loadAdoptListener();
+  if ("why" in loaded) return fail(loaded.why);
+  const adopt = loaded.adopt;
   const fds: ListenFds = {};
   for (const name of Object.keys(PORT_FIELD) as SocketName[]) {
     const s = named.get(name);
@@ -69,32 +64,6 @@ export function takeListenFds(info: ConnectionInfo, env: NodeJS.ProcessEnv = pro
     fds[name] = s.fd;
   }
   return { fds };
-}
-
-/**
- * Marks a descriptor the launcher passed on close-on-exec, so that no process the kernel starts holds it;
- * false when the addon is not there or the descriptor is not open.
- */
-export function closeOnExec(fd: number): boolean {
-  try {
-    return (require(kAddon) as { closeOnExec(fd: number): boolean }).closeOnExec(fd);
-  } catch {
-    return false;
-  }
-}
-
-/**
- * A close-on-exec socket listening on 0.0.0.0:port, as a descriptor (for another thread to take over with
- * net's `listen({ fd })`), or why there is none.
- */
-export function listenTcp(port: number): { fd: number } | { why: string } {
-  let fd: number;
-  try {
-    fd = (require(kAddon) as { listenTcp(port: number): number }).listenTcp(port);
-  } catch (e) {
-    return { why: `cannot load ${kAddon}: ${(e as Error).message.split("\n")[0]}` };
-  }
-  return fd >= 0 ? { fd } : { why: `cannot listen on port ${port}: ${getSystemErrorName(fd)}` };
 }
 
 /** Makes a zeromq socket take over a listening socket at its next bind (the bind's address must be that socket's). */

@@ -12,10 +12,11 @@ import { parentPort, workerData } from "worker_threads";
 import { writeSync } from "fs";
 import * as zmq from "zeromq";
 import { decodeOrDrop, encode, signFrames, Signer } from "../protocol/wire";
-import { copiedFrames } from "./frames";
+import { copiedFrames, zeroCopyFrameCount } from "./frames";
 import { packFrames, SharedRing, unpackFrames } from "./ring";
 import { Message, Origin } from "../protocol/message";
-import { admit, Inbound, InboundType, InvalidRequestError, isType } from "../protocol/inbound";
+import { admit, Inbound, InvalidRequestError, isType } from "../protocol/inbound";
+import { answeredOnSocketThread, SocketThreadType } from "../protocol/message_types";
 import { answer, ReplyContent } from "../protocol/bracket";
 import { DropLog } from "../protocol/drop_log";
 import { endpoint } from "../protocol/connection";
@@ -173,8 +174,11 @@ function answerOnControl(msg: Message, produce: () => ReplyContent,
 }
 
 const FORWARD = Symbol("forward");
-/** Control requests this thread answers: each gives its reply content, or FORWARD to hand it to the main thread's table. */
-type OnThisThread = { [T in InboundType]?: (msg: Inbound<T>) => ReplyContent | typeof FORWARD };
+/**
+ * The control requests this thread answers, those the request table (protocol/message_types.ts) marks
+ * "socket" or "socket, then main": each gives its reply content, or FORWARD to hand it to the main thread's table.
+ */
+type OnThisThread = { [T in SocketThreadType]: (msg: Inbound<T>) => ReplyContent | typeof FORWARD };
 
 /**
  * The control requests answered on this thread, so that they come back while
@@ -182,9 +186,9 @@ type OnThisThread = { [T in InboundType]?: (msg: Inbound<T>) => ReplyContent | t
  * here) goes to the main thread's handler table, which serves shell too.
  */
 const onThisThread: OnThisThread = {
-  interrupt_request: () => {
+  interrupt_request: (msg) => {
     Atomics.store(interruptFlag, 0, 1);
-    toMain({ kind: "interrupt" });
+    toMain({ kind: "interrupt", date: msg.header.date });
     return { status: "ok" };
   },
   // Static content.
@@ -218,7 +222,8 @@ async function serveControl(): Promise<void> {
       continue;
     }
     const msg = admission.msg;
-    const here = onThisThread[msg.header.msg_type] as ((m: Inbound) => ReplyContent | typeof FORWARD) | undefined;
+    const type = msg.header.msg_type;
+    const here = answeredOnSocketThread(type) ? onThisThread[type] as (m: Inbound) => ReplyContent | typeof FORWARD : undefined;
     const content = here ? here(msg) : FORWARD;
     if (content === FORWARD) toMain({ kind: "request", channel: "control", msg });
     else answerOnControl(msg, () => content);
@@ -259,7 +264,7 @@ port.on("message", (m: ToWorker) => {
     // thread would free that state under zeromq's I/O thread.
     Promise.all(Object.values(outboxes).map((o) => o.drain())).finally(() => {
       for (const s of [control, stdin, hb]) s.close();
-      toMain({ kind: "closed" });
+      toMain({ kind: "closed", zeroCopyFrames: zeroCopyFrameCount() });
     });
   }
 });

@@ -14,9 +14,10 @@ import {
   HostArray,
   normalizeDtype,
 } from '../dtype';
-import { codedError } from '../errors';
-import { emptyTensor, formatShape, Tensor, viewOf } from '../tensor';
-import { broadcastShapes, runInto, runOp } from './helpers';
+import { shapeError, codedError } from '../errors';
+import { emptyTensor, formatShape, Tensor, tensorHooks, viewOf } from '../tensor';
+import { broadcastShapesFor, runInto, runOp } from './helpers';
+import { refuseInternalOverlap, refusePartialOverlap } from './overlap';
 import { expandTo } from './views';
 
 /** Where and as what `to()` puts a tensor. */
@@ -30,9 +31,12 @@ function moveTo(t: Tensor, device: string): Tensor {
   const src = contiguous(t);
   try {
     const size = dtypeSize(t.dtype);
-    return runInto(emptyTensor(t.shape.slice(), t.dtype, device), (out) =>
-      native.copyBytes(out.handle(), 0, src.handle(), src.storageOffset() * size, t.numel * size),
+    const out = runInto(emptyTensor(t.shape.slice(), t.dtype, device), (o) =>
+      native.copyBytes(o.handle(), 0, src.handle(), src.storageOffset() * size, t.numel * size),
     );
+    out.markWritten();
+    if (t.autograd_ !== null && tensorHooks.onTransfer !== null) tensorHooks.onTransfer(t, out);
+    return out;
   } finally {
     if (src !== t) src.dispose();
   }
@@ -48,10 +52,14 @@ export function copy_(dst: Tensor, src: Tensor | number | boolean): Tensor {
     return dst;
   }
   if (!(src instanceof Tensor)) throw codedError('TSGPU_ARG', `copy_: expected a Tensor or a number for src, got ${typeof src}`);
-  const shape = broadcastShapes('copy_', [dst.shape, src.shape]);
+  const shape = broadcastShapesFor('copy_', [dst.shape, src.shape]);
   if (shape.length !== dst.shape.length || shape.some((s, i) => s !== dst.shape[i])) {
-    throw codedError('TSGPU_ARG', `copy_: source of shape ${formatShape(src.shape)} cannot be broadcast to ${formatShape(dst.shape)}`);
+    throw shapeError(`copy_: source of shape ${formatShape(src.shape)} cannot be broadcast to ${formatShape(dst.shape)}`);
   }
+  // As PyTorch's copy_: a dst whose elements share memory, or a source covering part of
+  // dst's memory in another layout, is refused (overlap.ts). fill_ (a number) writes expanded tensors.
+  refuseInternalOverlap(dst);
+  refusePartialOverlap(dst, src);
   const local = src.device === dst.device ? src : moveTo(src, dst.device);
   const expanded = expandTo(local, dst.shape);
   try {
@@ -87,6 +95,9 @@ export function to(t: Tensor, target: DType | DeviceLike | ToOptions, opts?: ToO
     if (target.device !== undefined) device = normalizeDevice(target.device);
   } else if (typeof target === 'string' && isDtypeName(target)) {
     dtype = normalizeDtype(target);
+  } else if (typeof target === 'string' && !isDeviceName(target)) {
+    throw codedError('TSGPU_ARG', `to: expected a dtype (such as 'float32', 'int64', 'bool') or a device ('cpu', 'cuda', 'cuda:N') ` +
+      `for target, got '${target}'`);
   } else {
     device = normalizeDevice(target as DeviceLike);
   }
@@ -100,6 +111,16 @@ export function to(t: Tensor, target: DType | DeviceLike | ToOptions, opts?: ToO
     return runInto(emptyTensor(t.shape.slice(), dtype, device), (out) => runOp('copy', [out], [moved]));
   } finally {
     moved.dispose();
+  }
+}
+
+function isDeviceName(s: string): boolean {
+  try {
+    normalizeDevice(s);
+    return true;
+  } catch (e) {
+    // A well-formed device that is not available here (cuda without a GPU) is still a device.
+    return /^(cpu|cuda)(:\d+)?$/.test(s);
   }
 }
 
@@ -149,12 +170,13 @@ export function values(t: Tensor): (number | boolean)[] {
   return out;
 }
 
-/** The single value of a one-element tensor (bool: 0 or 1). */
-export function item(t: Tensor): number {
+/** The single value of a one-element tensor: a number, or a boolean for a bool tensor (as PyTorch's True/False). */
+export function item(t: Tensor): number | boolean {
   if (t.numel !== 1) {
-    throw codedError('TSGPU_ARG', `item() needs a tensor with one element, this one has ${t.numel} (shape ${formatShape(t.shape)})`);
+    throw shapeError(`item() needs a tensor with one element, this one has ${t.numel} (shape ${formatShape(t.shape)})`);
   }
-  return Number(toArray(t)[0]);
+  const v = toArray(t)[0];
+  return t.dtype === 'bool' ? v !== 0 : Number(v);
 }
 
 /** Nested arrays as PyTorch's tolist (a number for a 0-dim tensor; booleans for bool). */
@@ -210,7 +232,7 @@ declare module '../tensor' {
     /** The values as a flat typed array (Float32Array for float16/bfloat16). */
     toArray(): HostArray;
     /** The single value of a one-element tensor. */
-    item(): number;
+    item(): number | boolean;
     /** Nested arrays of values, as PyTorch's tolist(). */
     tolist(): unknown;
   }

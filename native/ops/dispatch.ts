@@ -23,6 +23,28 @@ import { contiguousStrides, Tensor } from '../tensor';
 /** What may stand for an input: a tensor, a number (inputs marked `#`), or null/undefined (inputs marked `?`). */
 export type OpInput = Tensor | number | boolean | null | undefined;
 
+/**
+ * Autograd's hook into every op call (native/autograd/record.ts installs it;
+ * the op layer knows nothing else of autograd). While `active` (grad mode on),
+ * `before` sees each call before it runs and returns null when no operand
+ * takes part in autograd — the common case, which then costs one scan of the
+ * operands — or a record that `after` turns into the outputs' gradFn once the
+ * op has written them.
+ */
+export interface GradHook {
+  /** Whether calls are seen at all (grad mode is on and autograd is loaded). */
+  active: boolean;
+  /** Sees a call before it runs (and before its operands are encoded: it may run ops itself); returns null to let it run untracked. */
+  before(op: OpRef, outputs: readonly Tensor[], inputs: readonly OpInput[], attrs: object | undefined): unknown;
+  /** Records the call's backward on its outputs (`record` is what `before` returned). */
+  after(record: unknown, outputs: readonly Tensor[]): void;
+  /** Lets go of what `before` made for a call that failed. */
+  discard(record: unknown): void;
+}
+
+/** The installed hook (inactive until autograd loads). */
+export const gradHook: GradHook = { active: false, before: () => null, after: () => undefined, discard: () => undefined };
+
 /** An op of the op list, resolved once (by opRef) so that a call does no name lookup. */
 export interface OpRef<N extends OpName = OpName> {
   readonly name: N;
@@ -139,23 +161,32 @@ export function runOp<N extends OpName>(
   attrs?: OpAttrs[N],
 ): void {
   const op = typeof name === 'string' ? opRef(name) : name;
-  armInterrupt();
-  let words = 4 + 2 * op.attrNames.length;
-  for (let i = 0; i < outputs.length; i++) words += tensorWords(outputs[i]);
-  for (let i = 0; i < inputs.length; i++) {
-    const x = inputs[i];
-    words += x instanceof Tensor ? tensorWords(x) : 2;
+  // Before the buffer is filled: the hook may run ops of its own (copies of inputs the op overwrites).
+  const record = gradHook.active ? gradHook.before(op, outputs, inputs, attrs) : null;
+  try {
+    armInterrupt();
+    let words = 4 + 2 * op.attrNames.length;
+    for (let i = 0; i < outputs.length; i++) words += tensorWords(outputs[i]);
+    for (let i = 0; i < inputs.length; i++) {
+      const x = inputs[i];
+      words += x instanceof Tensor ? tensorWords(x) : 2;
+    }
+    ensureCapacity(words);
+    buf[0] = op.id;
+    buf[1] = outputs.length;
+    buf[2] = inputs.length;
+    let p = 3;
+    for (let i = 0; i < outputs.length; i++) p = putTensor(p, outputs[i]);
+    for (let i = 0; i < inputs.length; i++) p = putInput(p, inputs[i]);
+    nativeOp(putAttrs(p, op, attrs));
+    for (let i = 0; i < outputs.length; i++) outputs[i].markWritten();
+    // An interrupt during the op takes effect when it returns (CPU ops also stop between chunks).
+    throwIfInterrupted(op.name);
+  } catch (e) {
+    if (record !== null) gradHook.discard(record);
+    throw e;
   }
-  ensureCapacity(words);
-  buf[0] = op.id;
-  buf[1] = outputs.length;
-  buf[2] = inputs.length;
-  let p = 3;
-  for (let i = 0; i < outputs.length; i++) p = putTensor(p, outputs[i]);
-  for (let i = 0; i < inputs.length; i++) p = putInput(p, inputs[i]);
-  nativeOp(putAttrs(p, op, attrs));
-  // An interrupt during the op takes effect when it returns (CPU ops also stop between chunks).
-  throwIfInterrupted(op.name);
+  if (record !== null) gradHook.after(record, outputs);
 }
 
 /**
@@ -173,6 +204,7 @@ export function runOpNew<N extends OpName>(
   dtype: Tensor['dtype'],
   device: string,
 ): Tensor {
+  const record = gradHook.active ? gradHook.before(op, [], inputs, attrs) : null;
   armInterrupt();
   const nd = shape.length;
   let words = 8 + nd + 1 + 2 * op.attrNames.length;
@@ -198,10 +230,12 @@ export function runOpNew<N extends OpName>(
   p += nd;
   for (let i = 0; i < inputs.length; i++) p = putInput(p, inputs[i]);
   storage.adopt(nativeOp(putAttrs(p, op, attrs), storage) as number);
+  storage.version = 1;
   const t = new Tensor(storage, shape, contiguousStrides(shape), 0, dtype);
   if (interrupted()) {
     t.dispose();
     throwIfInterrupted(op.name);
   }
+  if (record !== null) gradHook.after(record, [t]);
   return t;
 }

@@ -267,7 +267,9 @@ export function tensorToString(t: Tensor): string {
     const f = new Formatter(floating, t.dtype === 'bool', values);
     text = t.ndim === 0 ? f.format(values[0]) : body(values, kept, f, indent);
   }
-  if (!(t.dtype === getDefaultDtype() || t.dtype === 'int64' || t.dtype === 'bool')) suffixes.push(`dtype=torch.${t.dtype}`);
+  // As PyTorch: an empty tensor names every dtype but the default one (its values cannot show int64 or bool).
+  const implied = t.dtype === getDefaultDtype() || (t.numel > 0 && (t.dtype === 'int64' || t.dtype === 'bool'));
+  if (!implied) suffixes.push(`dtype=torch.${t.dtype}`);
   let out = prefix + text;
   let lastLine = out.length - out.lastIndexOf('\n') + 1;
   for (const s of suffixes) {

@@ -9,10 +9,11 @@
  *   }
  */
 import { canCast, DType, dtypeSize, isFloatingPoint, Operand, resultType } from '../dtype';
-import { codedError } from '../errors';
+import { shapeError, codedError } from '../errors';
 import { OP_LIST, OpAttrs, OpName } from '../generated/op_list';
 import { emptyTensor as newEmptyTensor, formatShape, Tensor } from '../tensor';
 import { capturesStacks } from '../storage';
+import { refuseInternalOverlap, refusePartialOverlap } from './overlap';
 import { OpInput, OpRef, opRef as dispatchOpRef, runOp as dispatchRunOp, runOpNew } from './dispatch';
 
 export type { OpInput, OpRef } from './dispatch';
@@ -59,7 +60,7 @@ export function sameDevice(op: string, operands: readonly (Tensor | number | boo
  * The broadcast shape of `shapes` (aligned to the right; size-1 dims
  * stretch); throws "<op>: shapes [2, 3] and [4] cannot be broadcast".
  */
-export function broadcastShapes(op: string, shapes: readonly (readonly number[])[]): number[] {
+export function broadcastShapesFor(op: string, shapes: readonly (readonly number[])[]): number[] {
   let out: number[] = [];
   for (const s of shapes) {
     const n = Math.max(out.length, s.length);
@@ -68,8 +69,7 @@ export function broadcastShapes(op: string, shapes: readonly (readonly number[])
       const a = out[out.length - n + i] ?? 1;
       const b = s[s.length - n + i] ?? 1;
       if (a !== b && a !== 1 && b !== 1) {
-        throw codedError(
-          'TSGPU_ARG',
+        throw shapeError(
           `${op}: shapes ${shapes.map((x) => formatShape(x)).join(' and ')} cannot be broadcast`,
         );
       }
@@ -77,6 +77,37 @@ export function broadcastShapes(op: string, shapes: readonly (readonly number[])
     }
     out = r;
   }
+  return out;
+}
+
+/**
+ * torch.broadcast_shapes: the shape that tensors of `shapes` broadcast to
+ * (each a list of sizes, or one number for a 1-D shape).
+ * @example torch.broadcastShapes([2, 1], [3]) // [2, 3]
+ */
+export function broadcastShapes(...shapes: (number | readonly number[])[]): number[] {
+  const lists = shapes.map((s, i) => {
+    const list = typeof s === 'number' ? [s] : s;
+    if (!Array.isArray(list) || list.some((n) => typeof n !== 'number' || !Number.isInteger(n) || n < 0)) {
+      argError('broadcastShapes', 'a shape (a list of non-negative integers, or one integer)', `shapes[${i}]`, s as unknown);
+    }
+    return list;
+  });
+  let out: number[] = [];
+  lists.forEach((s, k) => {
+    const n = Math.max(out.length, s.length);
+    const r = new Array<number>(n);
+    for (let i = 0; i < n; i++) {
+      const a = out[out.length - n + i] ?? 1;
+      const b = s[s.length - n + i] ?? 1;
+      if (a !== b && a !== 1 && b !== 1) {
+        throw shapeError(`broadcastShapes: Shape mismatch: objects cannot be broadcast to a single shape. ` +
+          `Mismatch is between shapes ${lists.slice(0, k).map((x) => formatShape(x)).join(', ')} and ${formatShape(s)} (argument ${k})`);
+      }
+      r[i] = a === 1 ? b : a;
+    }
+    out = r;
+  });
   return out;
 }
 
@@ -179,7 +210,7 @@ export function elementwise<N extends OpName>(
     }
   }
   if (sameShape) shape = first.shape.slice();
-  else shape = broadcastShapes(op, inputs.filter((x): x is Tensor => x instanceof Tensor).map((t) => t.shape));
+  else shape = broadcastShapesFor(op, inputs.filter((x): x is Tensor => x instanceof Tensor).map((t) => t.shape));
   const compute = opts.computeDtype ?? resultType(...(inputs as Operand[]));
   const outDtype = opts.outDtype ?? compute;
   const keep = opts.keepDtype;
@@ -214,9 +245,11 @@ export function elementwise<N extends OpName>(
     if (!canCast(outDtype, target.dtype)) {
       throw codedError('TSGPU_ARG', `${op}: result type ${outDtype} can't be cast to the desired output type ${target.dtype}`);
     }
-    const direct =
-      INPLACE_OK.has(op) &&
-      target.dtype === outDtype &&
+    // PyTorch's overlap checks (overlap.ts): refused when the target's elements share memory, or an
+    // input covers part of it in another layout; a layout they cannot decide computes through a temporary.
+    refuseInternalOverlap(target);
+    for (const x of inputs) if (x instanceof Tensor && x !== target) refusePartialOverlap(target, x);
+    const direct = INPLACE_OK.has(op) && target.dtype === outDtype &&
       cast.every((x) => !(x instanceof Tensor) || x === target || !partialOverlap(x, target));
     if (direct) {
       runOp(ref, [target], cast, opts.attrs);

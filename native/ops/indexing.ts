@@ -5,11 +5,12 @@
  * new tensor; gather runs a kernel; tril/triu and maskedFill are `where` over a mask.
  */
 import { promoteTypes } from '../dtype';
-import { codedError } from '../errors';
+import { shapeError, codedError } from '../errors';
 import { formatShape, Tensor } from '../tensor';
 import { arange, fromBuffer, zeros } from './creation';
-import { argError, castTo, checkTensor, emptyTensor, runInto, runOp, sameDevice } from './helpers';
+import { argError, broadcastShapesFor, castTo, checkTensor, emptyTensor, runInto, runOp, sameDevice } from './helpers';
 import { ge, le, where } from './math';
+import { hasInternalOverlap } from './overlap';
 
 /** Concatenates tensors along an existing dim (dtypes promote; 1-D empty tensors are skipped, as PyTorch). */
 export function cat(tensors: readonly Tensor[], dim = 0): Tensor {
@@ -22,7 +23,7 @@ export function cat(tensors: readonly Tensor[], dim = 0): Tensor {
   const d = first.normDim(dim, 'cat');
   for (const t of parts) {
     if (t.ndim !== first.ndim || t.shape.some((s, k) => k !== d && s !== first.shape[k])) {
-      throw codedError('TSGPU_ARG', `cat: expected tensors of shape ${formatShape(first.shape)} except in dim ${d}, got ${formatShape(t.shape)}`);
+      throw shapeError(`cat: expected tensors of shape ${formatShape(first.shape)} except in dim ${d}, got ${formatShape(t.shape)}`);
     }
   }
   const dtype = parts.reduce((acc, t) => promoteTypes(acc, t.dtype), first.dtype);
@@ -46,7 +47,7 @@ export function stack(tensors: readonly Tensor[], dim = 0): Tensor {
   const first = tensors[0];
   for (const t of tensors) {
     if (t.ndim !== first.ndim || t.shape.some((s, k) => s !== first.shape[k])) {
-      throw codedError('TSGPU_ARG', `stack: expected every tensor of shape ${formatShape(first.shape)}, got ${formatShape(t.shape)}`);
+      throw shapeError(`stack: expected every tensor of shape ${formatShape(first.shape)}, got ${formatShape(t.shape)}`);
     }
   }
   const d = first.normDim(dim, 'stack', first.ndim + 1);
@@ -152,8 +153,20 @@ export function indexSelect(t: Tensor, dim: number, index: Tensor): Tensor {
 export function maskedFill(t: Tensor, mask: Tensor, value: number | Tensor): Tensor {
   checkTensor('maskedFill', 'self', t);
   checkTensor('maskedFill', 'mask', mask);
-  if (mask.dtype !== 'bool') argError('maskedFill', 'a bool mask', 'mask', mask.dtype);
+  if (mask.dtype !== 'bool') throw codedError('TSGPU_ARG', `maskedFill: only supports boolean masks, but got mask with dtype ${mask.dtype}`);
   if (value instanceof Tensor && value.ndim !== 0) argError('maskedFill', 'a number or a 0-dim tensor', 'value', formatShape(value.shape));
+  if (!(value instanceof Tensor) && typeof value !== 'number' && typeof value !== 'boolean') {
+    argError('maskedFill', 'a number or a 0-dim tensor', 'value', value === null ? 'null' : typeof value);
+  }
+  let shape: number[] | null = null;
+  try {
+    shape = broadcastShapesFor('maskedFill', [t.shape, mask.shape]);
+  } catch {
+    // reported below, with maskedFill's words
+  }
+  if (shape === null || shape.length !== t.ndim || shape.some((n, i) => n !== t.shape[i])) {
+    throw shapeError(`maskedFill: the mask of shape ${formatShape(mask.shape)} cannot be broadcast to self of shape ${formatShape(t.shape)}`);
+  }
   const v = value instanceof Tensor ? value.item() : value;
   const r = where(mask, v, t);
   if (r.dtype === t.dtype) return r;
@@ -264,9 +277,22 @@ P.gather = function (this: Tensor, dim: number, index: Tensor) { return gather(t
 P.indexSelect = function (this: Tensor, dim: number, index: Tensor) { return indexSelect(this, dim, index); };
 P.maskedFill = function (this: Tensor, mask: Tensor, value: number | Tensor) { return maskedFill(this, mask, value); };
 P.maskedFill_ = function (this: Tensor, mask: Tensor, value: number | Tensor) {
+  if (hasInternalOverlap(this)) {
+    // An expanded self is written as PyTorch writes it: only where the mask is true.
+    maskedFill(this, mask, value).dispose(); // the checks
+    const wide = mask.expand(this.shape);
+    try {
+      return this.indexPut_([wide], value);
+    } finally {
+      wide.dispose();
+    }
+  }
   const r = maskedFill(this, mask, value);
-  this.copy_(r);
-  r.dispose();
+  try {
+    runOp('copy', [this], [r]);
+  } finally {
+    r.dispose();
+  }
   return this;
 };
 P.tril = function (this: Tensor, k?: number) { return tril(this, k); };

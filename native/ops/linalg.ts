@@ -1,15 +1,18 @@
 /**
  * Linear algebra: matmul (batched, broadcast), mm, bmm, addmm, linear, outer,
  * and scaledDotProductAttention, on the native `gemm` and `attention` ops
- * (BLAS or our blocked kernel on CPU; cuBLAS or our tiled kernel on CUDA);
+ * (BLAS or our blocked kernel on CPU; cuBLAS or our tiled kernel on CUDA) —
+ * on CUDA without mask or dropout, attention runs the flash kernel
+ * (flash_attention.ts);
  * plus the CPU thread count and torch.backends.cuda.matmul.allowTf32.
  */
 import { native } from '../addon';
 import { DType } from '../dtype';
-import { codedError } from '../errors';
+import { shapeError, codedError } from '../errors';
 import { formatShape, Tensor } from '../tensor';
-import { argError, broadcastShapes, checkTensor, emptyTensor, runOp, sameDevice } from './helpers';
+import { argError, broadcastShapesFor, checkTensor, emptyTensor, runOp, sameDevice } from './helpers';
 import { dropout } from './dropout';
+import { enableFlashSdp, flashAttention, flashSdpEnabled, useFlashAttention } from './flash_attention';
 import { expandTo, reshape, transpose, unsqueeze } from './views';
 
 const GEMM_DTYPES: readonly DType[] = ['float32', 'float64', 'float16', 'bfloat16'];
@@ -21,6 +24,10 @@ export const backends = {
       /** Let float32 matmuls on CUDA use TF32 tensor cores (PyTorch's default since 1.12: false). */
       allowTf32: false,
     },
+    /** Allows or forbids the flash kernel of scaledDotProductAttention on CUDA (PyTorch's enable_flash_sdp; default on). */
+    enableFlashSdp,
+    /** Whether scaledDotProductAttention may use the flash kernel (PyTorch's flash_sdp_enabled). */
+    flashSdpEnabled,
   },
 };
 
@@ -69,6 +76,63 @@ function cudaNotice(device: string): void {
 function checkFloat(op: string, name: string, t: Tensor): void {
   if (!GEMM_DTYPES.includes(t.dtype)) {
     throw codedError('TSGPU_UNSUPPORTED', `${op}: dtype ${t.dtype} of ${name} is not supported (expected float32, float64, float16 or bfloat16)`);
+  }
+}
+
+/** PyTorch's name of an integer dtype in its "not implemented for" messages. */
+const TORCH_SCALAR_NAME: Partial<Record<DType, string>> = { int64: 'Long', int32: 'Int', int16: 'Short', int8: 'Char', uint8: 'Byte', bool: 'Bool' };
+
+/**
+ * Whether a matrix product of `dtype` takes the integer path: integer dtypes
+ * on cpu, as PyTorch's (its cuda matmul refuses them, and so does this one,
+ * with PyTorch's reason). bool is refused on both, as PyTorch's.
+ */
+function integerProduct(op: string, dtype: DType, device: string): boolean {
+  if (GEMM_DTYPES.includes(dtype)) return false;
+  const name = TORCH_SCALAR_NAME[dtype] ?? dtype;
+  if (dtype === 'bool') {
+    throw codedError('TSGPU_UNSUPPORTED', `${op}: "addmm" not implemented for '${name}' (matrix products of bool tensors are not supported, as in PyTorch)`);
+  }
+  if (device !== 'cpu') {
+    throw codedError('TSGPU_UNSUPPORTED', `${op}: "addmm_cuda" not implemented for '${name}': integer matrix products run on cpu only ` +
+      '(as in PyTorch); cast to a floating dtype, or compute on cpu');
+  }
+  return true;
+}
+
+/**
+ * out [..., m, n] = a [..., m, k] · b [..., k, n] for integer dtypes on cpu
+ * (no BLAS for integers): products of slices of k summed in int64, so that
+ * the result wraps as PyTorch's does in the dtype. Memory stays near
+ * 4M elements per step.
+ */
+function integerGemmInto(out: Tensor, a: Tensor, b: Tensor): void {
+  const k = a.shape[a.ndim - 1];
+  const outer = out.numel;
+  const step = Math.max(1, Math.min(k, Math.floor((1 << 22) / Math.max(1, outer))));
+  let acc: Tensor | null = null;
+  try {
+    for (let k0 = 0; k0 < k; k0 += step) {
+      const c = Math.min(step, k - k0);
+      const parts = [a.narrow(-1, k0, c), b.narrow(-2, k0, c)];
+      const ac = parts[0].unsqueeze(-1);
+      const bc = parts[1].unsqueeze(-3);
+      const prod = ac.mul(bc);
+      const sum = prod.sum(-2);
+      for (const t of [...parts, ac, bc, prod]) t.dispose();
+      if (acc === null) acc = sum;
+      else {
+        acc.add_(sum);
+        sum.dispose();
+      }
+    }
+    if (acc === null) out.zero_();
+    else out.copy_(acc);
+  } catch (e) {
+    out.dispose();
+    throw e;
+  } finally {
+    acc?.dispose();
   }
 }
 
@@ -137,7 +201,7 @@ function gemmInto(op: string, out: Tensor, a: Tensor, b: Tensor, alpha: number, 
 }
 
 function cannotMultiply(op: string, a: Tensor, b: Tensor, k1: number, k2: number): never {
-  throw codedError('TSGPU_ARG', `${op}: shapes ${formatShape(a.shape)} and ${formatShape(b.shape)} cannot be multiplied (${k1} != ${k2})`);
+  throw shapeError(`${op}: shapes ${formatShape(a.shape)} and ${formatShape(b.shape)} cannot be multiplied (${k1} != ${k2})`);
 }
 
 /** Matrix product with PyTorch's matmul rules: 1-D operands gain and lose a dim; batch dims broadcast. */
@@ -145,9 +209,8 @@ export function matmul(a: Tensor, b: Tensor): Tensor {
   checkTensor('matmul', 'self', a);
   checkTensor('matmul', 'other', b);
   const device = sameDevice('matmul', [a, b]);
-  checkFloat('matmul', 'self', a);
-  checkFloat('matmul', 'other', b);
   const dtype = checkSameDtype('matmul', [a, b]);
+  const integer = integerProduct('matmul', dtype, device);
   if (a.ndim === 0 || b.ndim === 0) {
     throw codedError('TSGPU_ARG', `matmul: both arguments need at least 1 dimension, got ${a.ndim}D and ${b.ndim}D tensors`);
   }
@@ -156,9 +219,10 @@ export function matmul(a: Tensor, b: Tensor): Tensor {
   const m = a2.shape[a2.ndim - 2], k = a2.shape[a2.ndim - 1];
   const k2 = b2.shape[b2.ndim - 2], n = b2.shape[b2.ndim - 1];
   if (k !== k2) cannotMultiply('matmul', a, b, k, k2);
-  const batch = broadcastShapes('matmul', [a2.shape.slice(0, -2), b2.shape.slice(0, -2)]);
+  const batch = broadcastShapesFor('matmul', [a2.shape.slice(0, -2), b2.shape.slice(0, -2)]);
   const out = emptyTensor([...batch, m, n], dtype, device);
-  gemmInto('matmul', out, a2, b2, 1, 0);
+  if (integer) integerGemmInto(out, a2, b2);
+  else gemmInto('matmul', out, a2, b2, 1, 0);
   if (a.ndim > 1 && b.ndim > 1) return out;
   const shape = [...batch, ...(a.ndim > 1 ? [m] : []), ...(b.ndim > 1 ? [n] : [])];
   const r = reshape(out, shape);
@@ -184,7 +248,7 @@ export function mm(self: Tensor, mat2: Tensor): Tensor {
 export function bmm(self: Tensor, mat2: Tensor): Tensor {
   check2d('bmm', ['self', 'mat2'], [self, mat2], 3);
   if (self.shape[0] !== mat2.shape[0]) {
-    throw codedError('TSGPU_ARG', `bmm: expected one batch size, got ${formatShape(self.shape)} and ${formatShape(mat2.shape)}`);
+    throw shapeError(`bmm: expected one batch size, got ${formatShape(self.shape)} and ${formatShape(mat2.shape)}`);
   }
   if (self.shape[2] !== mat2.shape[1]) cannotMultiply('bmm', self, mat2, self.shape[2], mat2.shape[1]);
   return matmulChecked('bmm', self, mat2);
@@ -192,11 +256,12 @@ export function bmm(self: Tensor, mat2: Tensor): Tensor {
 
 function matmulChecked(op: string, a: Tensor, b: Tensor): Tensor {
   const device = sameDevice(op, [a, b]);
-  checkFloat(op, 'self', a);
   const dtype = checkSameDtype(op, [a, b]);
+  const integer = integerProduct(op, dtype, device);
   const shape = [...a.shape.slice(0, -1), b.shape[b.ndim - 1]];
   const out = emptyTensor(shape, dtype, device);
-  gemmInto(op, out, a, b, 1, 0);
+  if (integer) integerGemmInto(out, a, b);
+  else gemmInto(op, out, a, b, 1, 0);
   return out;
 }
 
@@ -210,12 +275,19 @@ export interface AddmmOptions {
 
 /** Fresh [rows, cols] tensor holding `bias` broadcast, the C of a gemm with beta. */
 function broadcastInto(op: string, bias: Tensor, shape: number[], dtype: DType, device: string): Tensor {
-  const b = broadcastShapes(op, [bias.shape, shape]);
+  const b = broadcastShapesFor(op, [bias.shape, shape]);
   if (b.length !== shape.length || b.some((s, i) => s !== shape[i])) {
-    throw codedError('TSGPU_ARG', `${op}: ${op === 'linear' ? 'bias' : 'input'} of shape ${formatShape(bias.shape)} cannot be broadcast to ${formatShape(shape)}`);
+    throw shapeError(`${op}: ${op === 'linear' ? 'bias' : 'input'} of shape ${formatShape(bias.shape)} cannot be broadcast to ${formatShape(shape)}`);
   }
   const out = emptyTensor(shape, dtype, device);
-  runOp('copy', [out], [expandTo(bias, shape)]);
+  // The expanded view is disposed here: left to the garbage collector, it would keep the bias's storage alive
+  // after the bias itself was disposed.
+  const expanded = expandTo(bias, shape);
+  try {
+    runOp('copy', [out], [expanded]);
+  } finally {
+    if (expanded !== bias) expanded.dispose();
+  }
   return out;
 }
 
@@ -332,11 +404,17 @@ export function scaledDotProductAttention(q: Tensor, k: Tensor, v: Tensor, opts:
   const S = k.shape[k.ndim - 2], Ev = v.shape[v.ndim - 1];
   if (k.shape[k.ndim - 1] !== E) cannotMultiply(op, q, k, E, k.shape[k.ndim - 1]);
   if (v.shape[v.ndim - 2] !== S) {
-    throw codedError('TSGPU_ARG', `${op}: key ${formatShape(k.shape)} and value ${formatShape(v.shape)} need one sequence length`);
+    throw shapeError(`${op}: key ${formatShape(k.shape)} and value ${formatShape(v.shape)} need one sequence length`);
   }
-  const batch = broadcastShapes(op, [q.shape.slice(0, -2), k.shape.slice(0, -2), v.shape.slice(0, -2)]);
-  if (mask) broadcastShapes(op, [mask.shape, [...batch, L, S]]);
+  const batch = broadcastShapesFor(op, [q.shape.slice(0, -2), k.shape.slice(0, -2), v.shape.slice(0, -2)]);
+  if (mask) broadcastShapesFor(op, [mask.shape, [...batch, L, S]]);
   const scale = opts.scale ?? 1 / Math.sqrt(E);
+  if (useFlashAttention(q, k, v, { hasMask: mask !== null, dropoutP })) {
+    // The flash kernel (CUDA): no L × S weights, in the forward or saved for backward.
+    const [out, lse] = asOp(op, 'flashAttention', () => flashAttention(q, k, v, { scale, isCausal: opts.isCausal ?? false }));
+    lse.dispose();
+    return out;
+  }
   const out = emptyTensor([...batch, L, Ev], dtype, device);
   const weights = emptyTensor([...batch, L, S], dtype, device);
   const { ready, temps } = blasOperands();

@@ -11,11 +11,15 @@
  * number without weights; NaN when none count); with probabilities, divided
  * by the number of elements of the batch (N·d1·…). Label smoothing mixes
  * the target with the uniform distribution: (1 - ε)·nll + ε/C·Σ_c -w_c·logp_c.
+ * crossEntropy with class indices runs fused (fused_losses.ts): one pass over
+ * the logits forward and one backward, keeping only each row's logsumexp.
  */
 import { isFloatingPoint } from '../dtype';
-import { codedError } from '../errors';
+import { shapeError, codedError } from '../errors';
 import { formatShape, Tensor } from '../tensor';
 import { argError, checkTensor, sameDevice } from './helpers';
+import { crossEntropyRows, RowLosses } from './fused_losses';
+import { fusedKernelsOn } from './cuda_gates';
 import { gather, indexSelect } from './indexing';
 import { where } from './math';
 import { logSoftmax, mean, sum } from './reduce';
@@ -207,16 +211,72 @@ export function crossEntropy(input: Tensor, target: Tensor, opts?: CrossEntropyO
   const probabilities = isFloatingPoint(target.dtype);
   if (!probabilities) checkIndexTarget(op, input, target, s);
   else if (target.ndim !== input.ndim || target.shape.some((n, d) => n !== input.shape[d])) {
-    throw codedError('TSGPU_ARG', `${op}: expected a probability target of the input's shape ${formatShape(input.shape)}, got ${formatShape(target.shape)}`);
+    throw shapeError(`${op}: expected a probability target of the input's shape ${formatShape(input.shape)}, got ${formatShape(target.shape)}`);
   } else if (s.ignoreIndex >= 0) {
     argError(op, 'a negative ignoreIndex with a floating (class probability) target', 'ignoreIndex', s.ignoreIndex);
   }
+  if (!probabilities && fusedKernelsOn(input.device)) return fusedClassIndexLoss(input, target, s, eps);
   const logp = logSoftmax(input, s.classDim);
   try {
     return probabilities ? probabilityLoss(logp, target, s, eps) : reducedClassIndexLoss(logp, target, s, eps);
   } finally {
     logp.dispose();
   }
+}
+
+/**
+ * crossEntropy with class indices through the fused kernel (fused_losses.ts):
+ * the logits as rows [N·d1·…, C] (the class dim moved last: a copy for
+ * [N, C, d1, ...]), one pass for the per-row losses, then the reduction.
+ * The mean divides by Σ w[y] over the targets that count (their number
+ * without weights), as PyTorch's.
+ */
+function fusedClassIndexLoss(input: Tensor, target: Tensor, s: Setup, eps: number): Tensor {
+  const C = s.classes;
+  const moved = input.ndim > 2 ? input.movedim(1, -1) : null;
+  const rows = (moved ?? input).reshape([-1, C]);
+  const dense = rows.contiguous();
+  const flatTarget = target.reshape([-1]);
+  const t = flatTarget.contiguous();
+  const w = s.weight ? s.weight.contiguous() : null;
+  let r: RowLosses;
+  try {
+    r = crossEntropyRows(dense, t, w, s.ignoreIndex, eps);
+  } finally {
+    disposeAll(moved, rows, dense !== rows ? dense : null, flatTarget, t !== flatTarget ? t : null, w !== s.weight ? w : null);
+  }
+  r.lse.dispose();
+  const loss = r.loss;
+  if (s.reduction === 'none') {
+    const shaped = loss.view(target.shape.slice());
+    const out = shaped.to(input.dtype);
+    disposeAll(loss, out !== shaped ? shaped : null);
+    return out;
+  }
+  const total = sum(loss);
+  loss.dispose();
+  let reduced = total;
+  if (s.reduction === 'mean') {
+    const kept = target.ne(s.ignoreIndex);
+    let divisor: Tensor;
+    if (s.weight) {
+      const safe = where(kept, target, 0);
+      const flat = safe.reshape(-1);
+      const keptFlat = kept.reshape(-1);
+      const wy = indexSelect(s.weight, 0, flat);
+      const wKept = where(keptFlat, wy, 0);
+      const wAcc = wKept.to(total.dtype);
+      divisor = sum(wAcc);
+      disposeAll(safe, flat, keptFlat, wy, wKept, wAcc !== wKept ? wAcc : null);
+    } else {
+      divisor = sum(kept);
+    }
+    reduced = total.div(divisor);
+    disposeAll(kept, divisor, total);
+  }
+  const out = reduced.to(input.dtype);
+  if (out !== reduced) reduced.dispose();
+  return out;
 }
 
 /** -Σ_c w_c·target_c·logp_c per element (target smoothed first), mean over the N·d1·… elements. */

@@ -1,67 +1,34 @@
 /**
- * Elementwise math beyond add/sub: unary functions, products and quotients,
- * powers, comparisons, logical ops, where, clamp, lerp, addcmul/addcdiv.
+ * Elementwise math beyond add/sub: the unary functions whose TypeScript does
+ * more than hand the tensor to its kernel (sign, round, gelu, softplus,
+ * logicalNot; the plain unary ops such as exp or neg are generated from the
+ * op list into native/generated/unary_ops.ts), products and quotients, powers,
+ * comparisons, logical ops, where, clamp, lerp, addcmul/addcdiv.
  * PyTorch's names and semantics: broadcasting, type promotion with numbers as
  * weak scalars, integer inputs of floating functions computed in the default
  * dtype, comparisons giving bool; every op has an in-place `_` method.
  */
 import { DType, getDefaultDtype, isFloatingPoint, resultType } from '../dtype';
-import { OpName } from '../generated/op_list';
 import { codedError } from '../errors';
 import { Tensor } from '../tensor';
 import { argError, checkTensor, elementwise } from './helpers';
-import { nonzero } from './indexing';
+import { unaryFloat, unaryNumeric } from './unary';
 
 type Scalar = number | boolean;
 type Operand = Tensor | Scalar;
 
-/** The dtype a floating function computes in: the input's if floating, else the default dtype. */
-function floatDtype(t: Tensor): DType {
-  return isFloatingPoint(t.dtype) ? t.dtype : getDefaultDtype();
-}
-
-function unaryFloat(op: OpName, t: Tensor, out?: Tensor, attrs?: object): Tensor {
-  checkTensor(op, 'self', t);
-  return elementwise(op, [t], { computeDtype: floatDtype(t), attrs: attrs as never, out });
-}
-
-function unaryNumeric(op: OpName, t: Tensor, out?: Tensor): Tensor {
-  checkTensor(op, 'self', t);
-  return elementwise(op, [t], { out });
-}
-
 // ---------------------------------------------------------------- unary
 
-/** Names of the unary functions computed in a floating dtype (ints promote to the default dtype). */
-const FLOAT_UNARY = [
-  'exp', 'expm1', 'log', 'log1p', 'log2', 'sqrt', 'rsqrt', 'reciprocal', 'sin', 'cos', 'tanh', 'sigmoid', 'silu',
-] as const;
-/** Names of the unary functions that keep an integer dtype. */
-const NUMERIC_UNARY = ['neg', 'abs', 'relu', 'floor', 'ceil', 'trunc'] as const;
+// Written by hand, each for the reason its comment gives (sign and round have
+// the plain unary shape in the op list and are listed as hand-written in
+// scripts/gen_unary_ops.js; gelu and softplus take options). The other unary
+// ops are generated (native/generated/unary_ops.ts).
 
-type FloatUnary = (typeof FLOAT_UNARY)[number];
-type NumericUnary = (typeof NUMERIC_UNARY)[number];
-
-export const exp = (t: Tensor): Tensor => unaryFloat('exp', t);
-export const expm1 = (t: Tensor): Tensor => unaryFloat('expm1', t);
-export const log = (t: Tensor): Tensor => unaryFloat('log', t);
-export const log1p = (t: Tensor): Tensor => unaryFloat('log1p', t);
-export const log2 = (t: Tensor): Tensor => unaryFloat('log2', t);
-export const sqrt = (t: Tensor): Tensor => unaryFloat('sqrt', t);
-export const rsqrt = (t: Tensor): Tensor => unaryFloat('rsqrt', t);
-export const reciprocal = (t: Tensor): Tensor => unaryFloat('reciprocal', t);
-export const sin = (t: Tensor): Tensor => unaryFloat('sin', t);
-export const cos = (t: Tensor): Tensor => unaryFloat('cos', t);
-export const tanh = (t: Tensor): Tensor => unaryFloat('tanh', t);
-export const sigmoid = (t: Tensor): Tensor => unaryFloat('sigmoid', t);
-export const silu = (t: Tensor): Tensor => unaryFloat('silu', t);
-export const neg = (t: Tensor): Tensor => unaryNumeric('neg', t);
-export const abs = (t: Tensor): Tensor => unaryNumeric('abs', t);
-/** -1, 0 or 1 by the sign (a bool tensor is its own sign, as PyTorch's). */
+/**
+ * -1, 0 or 1 by the sign (a bool tensor is its own sign, as PyTorch's).
+ * Not generated: the kernel is numeric, so bool is answered here.
+ */
 export const sign = (t: Tensor): Tensor => (t instanceof Tensor && t.dtype === 'bool' ? t.clone() : unaryNumeric('sign', t));
-export const relu = (t: Tensor): Tensor => unaryNumeric('relu', t);
-export const floor = (t: Tensor): Tensor => unaryNumeric('floor', t);
-export const ceil = (t: Tensor): Tensor => unaryNumeric('ceil', t);
 
 /** Options of round. */
 export interface RoundOptions {
@@ -71,7 +38,8 @@ export interface RoundOptions {
 
 /**
  * Rounds half to even; with `decimals`, as PyTorch: round(x · 10^d) / 10^d
- * (d < 0: round(x / 10^-d) · 10^-d), floating tensors only.
+ * (d < 0: round(x / 10^-d) · 10^-d), floating tensors only. Not generated:
+ * the decimals option scales around the kernel.
  */
 export function round(t: Tensor, opts?: RoundOptions, out?: Tensor): Tensor {
   const d = opts?.decimals ?? 0;
@@ -88,7 +56,6 @@ export function round(t: Tensor, opts?: RoundOptions, out?: Tensor): Tensor {
     scaled.dispose();
   }
 }
-export const trunc = (t: Tensor): Tensor => unaryNumeric('trunc', t);
 
 /** Options of gelu. */
 export interface GeluOptions {
@@ -96,7 +63,7 @@ export interface GeluOptions {
   approximate?: 'none' | 'tanh';
 }
 
-/** x * Φ(x), exactly or with the tanh approximation. */
+/** x * Φ(x), exactly or with the tanh approximation (its option checked here, so not generated). */
 export function gelu(t: Tensor, opts?: GeluOptions): Tensor {
   const approximate = opts?.approximate ?? 'none';
   if (approximate !== 'none' && approximate !== 'tanh') argError('gelu', "'none' or 'tanh'", 'approximate', approximate);
@@ -111,12 +78,12 @@ export interface SoftplusOptions {
   threshold?: number;
 }
 
-/** log(1 + exp(beta x)) / beta. */
+/** log(1 + exp(beta x)) / beta (with its options, so not generated). */
 export function softplus(t: Tensor, opts?: SoftplusOptions): Tensor {
   return unaryFloat('softplus', t, undefined, { beta: opts?.beta, threshold: opts?.threshold });
 }
 
-/** Logical not: bool, true where t is zero. */
+/** Logical not: bool, true where t is zero (a bool result whatever the input, so not generated). */
 export function logicalNot(t: Tensor): Tensor {
   checkTensor('logicalNot', 'self', t);
   return elementwise('logicalNot', [t], { computeDtype: t.dtype, outDtype: 'bool' });
@@ -151,7 +118,7 @@ export interface DivOptions {
  * int32, 255 for uint8, 4294967295 for int64); the zero-divisor guards
  * proposed for those kernels (PyTorch pull requests 178016 and 180781) give 0.
  */
-function checkIntegerDivisor(op: string, common: DType, other: Operand): void {
+export function checkIntegerDivisor(op: string, common: DType, other: Operand): void {
   if (isFloatingPoint(common) || common === 'bool') return;
   let zero: boolean;
   if (!(other instanceof Tensor)) {
@@ -243,8 +210,8 @@ export function where(condition: Tensor): Tensor[];
 export function where(condition: Tensor, self: Operand, other: Operand): Tensor;
 export function where(condition: Tensor, self?: Operand, other?: Operand): Tensor | Tensor[] {
   checkTensor('where', 'condition', condition);
-  // indexing.ts imports this module; its nonzero is only looked up at call time.
-  if (self === undefined && other === undefined) return nonzero(condition, { asTuple: true });
+  // Through the method (indexing.ts adds it, and imports this module): no import back.
+  if (self === undefined && other === undefined) return condition.nonzero({ asTuple: true });
   if (self === undefined || other === undefined) argError('where', 'both self and other (or neither)', self === undefined ? 'self' : 'other', 'undefined');
   if (condition.dtype !== 'bool') argError('where', 'a bool tensor', 'condition', condition.dtype);
   return elementwise('where', [condition, self, other], { computeDtype: resultType(self, other), keepDtype: [0] });
@@ -297,28 +264,9 @@ export function addcdiv(self: Tensor, tensor1: Tensor, tensor2: Tensor, opts?: A
 
 declare module '../tensor' {
   interface Tensor {
-    exp(): Tensor; exp_(): Tensor;
-    expm1(): Tensor; expm1_(): Tensor;
-    log(): Tensor; log_(): Tensor;
-    log1p(): Tensor; log1p_(): Tensor;
-    log2(): Tensor; log2_(): Tensor;
-    sqrt(): Tensor; sqrt_(): Tensor;
-    rsqrt(): Tensor; rsqrt_(): Tensor;
-    reciprocal(): Tensor; reciprocal_(): Tensor;
-    sin(): Tensor; sin_(): Tensor;
-    cos(): Tensor; cos_(): Tensor;
-    tanh(): Tensor; tanh_(): Tensor;
-    sigmoid(): Tensor; sigmoid_(): Tensor;
-    silu(): Tensor; silu_(): Tensor;
-    neg(): Tensor; neg_(): Tensor;
-    abs(): Tensor; abs_(): Tensor;
     sign(): Tensor; sign_(): Tensor;
-    relu(): Tensor; relu_(): Tensor;
-    floor(): Tensor; floor_(): Tensor;
-    ceil(): Tensor; ceil_(): Tensor;
     /** Half to even; see RoundOptions. */
     round(opts?: RoundOptions): Tensor; round_(opts?: RoundOptions): Tensor;
-    trunc(): Tensor; trunc_(): Tensor;
     /** x * Φ(x); see GeluOptions. */
     gelu(opts?: GeluOptions): Tensor;
     gelu_(opts?: GeluOptions): Tensor;
@@ -345,14 +293,6 @@ declare module '../tensor' {
 }
 
 const P = Tensor.prototype as unknown as Record<string, unknown>;
-for (const op of FLOAT_UNARY) {
-  P[op] = function (this: Tensor) { return unaryFloat(op as FloatUnary, this); };
-  P[`${op}_`] = function (this: Tensor) { return unaryFloat(op as FloatUnary, this, this); };
-}
-for (const op of NUMERIC_UNARY) {
-  P[op] = function (this: Tensor) { return unaryNumeric(op as NumericUnary, this); };
-  P[`${op}_`] = function (this: Tensor) { return unaryNumeric(op as NumericUnary, this, this); };
-}
 P.gelu = function (this: Tensor, opts?: GeluOptions) { return gelu(this, opts); };
 P.gelu_ = function (this: Tensor, opts?: GeluOptions) {
   return unaryFloat('gelu', this, this, { approximate: opts?.approximate ?? 'none' });

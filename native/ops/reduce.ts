@@ -25,7 +25,11 @@ export interface ReduceOptions {
 
 /** Normalized dims (sorted, in range, no repeats) and the output shape. */
 function reduceShape(op: string, t: Tensor, dims: Dims, keepdim: boolean): { dims: number[]; shape: number[] } {
+  if (dims !== undefined && dims !== null && typeof dims !== 'number' && !Array.isArray(dims)) {
+    argError(op, 'an integer or a list of integers', 'dim', dims);
+  }
   const list = dims === undefined || dims === null ? [] : typeof dims === 'number' ? [dims] : [...dims];
+  for (const d of list) if (typeof d !== 'number' || !Number.isInteger(d)) argError(op, 'an integer or a list of integers', 'dim', dims);
   const norm = list.map((d) => (t.ndim === 0 && (d === 0 || d === -1) ? 0 : t.normDim(d, op)));
   if (new Set(norm).size !== norm.length) argError(op, 'distinct dims', 'dim', list);
   const all = norm.length === 0;
@@ -49,9 +53,7 @@ function reduce(op: OpName, t: Tensor, dims: Dims, opts: ReduceOptions | undefin
   const x = inputOf(op, t, opts?.dtype);
   try {
     const { dims: d, shape } = reduceShape(op, x, dims, opts?.keepdim ?? false);
-    if ((op === 'amax' || op === 'amin') && x.numel === 0) {
-      throw codedError('TSGPU_ARG', `${op}: cannot reduce ${formatShape(x.shape)}: the input has no elements and ${op} has no identity`);
-    }
+    if (op === 'amax' || op === 'amin' || op === 'argmax' || op === 'argmin') checkReducedSizes(op, x, d, dims);
     const result = runInto(emptyTensor(shape, outDtype ? outDtype(x.dtype) : x.dtype, x.device), (out) =>
       runOp(op, [out], [x], { dims: d, ...attrs } as OpAttrs[typeof op]));
     return asRequested(result, opts?.dtype);
@@ -77,58 +79,88 @@ function asRequested(result: Tensor, dtype: DType | undefined): Tensor {
 const accumulated = (d: DType): DType => (isFloatingPoint(d) ? d : 'int64');
 
 /** Sum over dims (all by default). */
-export function sum(t: Tensor, dim?: Dims, opts?: ReduceOptions): Tensor {
-  return reduce('sum', t, dim, opts, accumulated);
+export function sum(t: Tensor, dim?: Dims, keepdim?: boolean | ReduceOptions, opts?: ReduceOptions): Tensor {
+  return reduce('sum', t, dim, keepdimArgs('sum', keepdim, opts), accumulated);
 }
 
 /** Product over dims. */
-export function prod(t: Tensor, dim?: Dims, opts?: ReduceOptions): Tensor {
-  return reduce('prod', t, dim, opts, accumulated);
+export function prod(t: Tensor, dim?: Dims, keepdim?: boolean | ReduceOptions, opts?: ReduceOptions): Tensor {
+  return reduce('prod', t, dim, keepdimArgs('prod', keepdim, opts), accumulated);
 }
 
 /** Mean over dims (floating dtypes; pass { dtype } to cast integers). */
-export function mean(t: Tensor, dim?: Dims, opts?: ReduceOptions): Tensor {
-  return reduce('mean', t, dim, opts);
+export function mean(t: Tensor, dim?: Dims, keepdim?: boolean | ReduceOptions, opts?: ReduceOptions): Tensor {
+  return reduce('mean', t, dim, keepdimArgs('mean', keepdim, opts));
 }
 
 /** Largest value over dims (NaN propagates). */
-export function amax(t: Tensor, dim?: Dims, opts?: ReduceOptions): Tensor {
-  return reduce('amax', t, dim, opts);
+export function amax(t: Tensor, dim?: Dims, keepdim?: boolean | ReduceOptions, opts?: ReduceOptions): Tensor {
+  return reduce('amax', t, dim, keepdimArgs('amax', keepdim, opts));
 }
 
 /** Smallest value over dims. */
-export function amin(t: Tensor, dim?: Dims, opts?: ReduceOptions): Tensor {
-  return reduce('amin', t, dim, opts);
+export function amin(t: Tensor, dim?: Dims, keepdim?: boolean | ReduceOptions, opts?: ReduceOptions): Tensor {
+  return reduce('amin', t, dim, keepdimArgs('amin', keepdim, opts));
 }
 
 /** all/any give bool, except uint8 in, uint8 out (PyTorch keeps that old rule). */
 const logicalDtype = (d: DType): DType => (d === 'uint8' ? 'uint8' : 'bool');
 
 /** Whether every element over dims is nonzero (bool; uint8 for uint8 input). */
-export function all(t: Tensor, dim?: Dims, opts?: ReduceOptions): Tensor {
-  return reduce('all', t, dim, opts, logicalDtype);
+export function all(t: Tensor, dim?: Dims, keepdim?: boolean | ReduceOptions, opts?: ReduceOptions): Tensor {
+  return reduce('all', t, dim, keepdimArgs('all', keepdim, opts), logicalDtype);
 }
 
 /** Whether any element over dims is nonzero (bool). */
-export function any(t: Tensor, dim?: Dims, opts?: ReduceOptions): Tensor {
-  return reduce('any', t, dim, opts, logicalDtype);
+export function any(t: Tensor, dim?: Dims, keepdim?: boolean | ReduceOptions, opts?: ReduceOptions): Tensor {
+  return reduce('any', t, dim, keepdimArgs('any', keepdim, opts), logicalDtype);
 }
 
 /** Index of the largest value (over the flattened tensor when dim is omitted), int64. */
-export function argmax(t: Tensor, dim?: number | null, opts?: ReduceOptions): Tensor {
-  checkEmpty('argmax', t);
-  return reduce('argmax', t, dim, opts, () => 'int64');
+export function argmax(t: Tensor, dim?: number | null, keepdim?: boolean | ReduceOptions, opts?: ReduceOptions): Tensor {
+  checkTensor('argmax', 'self', t);
+  if (dim !== undefined && dim !== null && typeof dim !== 'number') argError('argmax', 'an integer or null', 'dim', dim);
+  return reduce('argmax', t, dim, keepdimArgs('argmax', keepdim, opts), () => 'int64');
 }
 
 /** Index of the smallest value, int64. */
-export function argmin(t: Tensor, dim?: number | null, opts?: ReduceOptions): Tensor {
-  checkEmpty('argmin', t);
-  return reduce('argmin', t, dim, opts, () => 'int64');
+export function argmin(t: Tensor, dim?: number | null, keepdim?: boolean | ReduceOptions, opts?: ReduceOptions): Tensor {
+  checkTensor('argmin', 'self', t);
+  if (dim !== undefined && dim !== null && typeof dim !== 'number') argError('argmin', 'an integer or null', 'dim', dim);
+  return reduce('argmin', t, dim, keepdimArgs('argmin', keepdim, opts), () => 'int64');
 }
 
-function checkEmpty(op: string, t: Tensor): void {
-  checkTensor(op, 'self', t);
-  if (t.numel === 0) throw codedError('TSGPU_ARG', `${op}: cannot reduce ${formatShape(t.shape)}: the input has no elements`);
+/**
+ * Reductions without an identity (amax, argmax, max along a dim, ...) of an
+ * empty tensor, as PyTorch: fine when every reduced dim has elements (the
+ * result is empty too), refused when one has none or when no dim is given.
+ */
+function checkReducedSizes(op: string, t: Tensor, dims: readonly number[], asked: Dims): void {
+  if (t.numel !== 0) return;
+  const none = asked === undefined || asked === null || (Array.isArray(asked) && asked.length === 0);
+  if (none || t.ndim === 0) {
+    throw codedError('TSGPU_ARG', `${op}(): Expected reduction dim to be specified for input.numel() == 0 (input of shape ${formatShape(t.shape)})`);
+  }
+  for (const d of dims) {
+    if (t.shape[d] === 0) throw codedError('TSGPU_ARG', `${op}(): Expected reduction dim ${d} to have non-zero size (input of shape ${formatShape(t.shape)})`);
+  }
+}
+
+/**
+ * PyTorch's positional parameters after dim: `sum(1, true)` is keepdim, and
+ * an options object may follow (or stand in its place); anything else is refused.
+ */
+function keepdimArgs<O extends ReduceOptions>(op: string, keepdim: boolean | O | undefined | null, opts?: O): O | undefined {
+  if (keepdim === undefined || keepdim === null) return opts;
+  if (typeof keepdim === 'boolean') {
+    if (opts !== undefined && (typeof opts !== 'object' || opts === null)) argError(op, 'an options object', 'options', opts);
+    return { ...opts, keepdim } as O;
+  }
+  if (typeof keepdim === 'object' && !Array.isArray(keepdim)) {
+    if (opts !== undefined) argError(op, 'a boolean keepdim before an options object', 'keepdim', 'an options object');
+    return keepdim;
+  }
+  return argError(op, 'a boolean (keepdim) or an options object', 'keepdim', keepdim as unknown);
 }
 
 /** Options of var and std. */
@@ -139,31 +171,53 @@ export interface VarOptions extends ReduceOptions {
   unbiased?: boolean;
 }
 
+/**
+ * PyTorch's positional parameters of var and std: `var(dim, unbiased,
+ * keepdim)`; an options object may follow the booleans or stand in their place.
+ */
+function varArgs(op: string, unbiased: boolean | VarOptions | undefined | null, keepdim?: boolean | VarOptions,
+                 opts?: VarOptions): VarOptions | undefined {
+  if (unbiased === undefined || unbiased === null || typeof unbiased === 'object') {
+    if (keepdim !== undefined || opts !== undefined) {
+      if (unbiased !== undefined && unbiased !== null) argError(op, 'nothing after the options object', 'keepdim', keepdim as unknown);
+      return keepdimArgs(op, keepdim, opts);
+    }
+    return (unbiased ?? undefined) as VarOptions | undefined;
+  }
+  if (typeof unbiased !== 'boolean') return argError(op, 'a boolean (unbiased) or an options object', 'unbiased', unbiased as unknown);
+  return { ...keepdimArgs(op, keepdim, opts), unbiased };
+}
+
 function variance(op: 'var' | 'std', t: Tensor, dim: Dims, opts?: VarOptions): Tensor {
+  if (opts?.correction !== undefined && opts?.unbiased !== undefined) {
+    throw codedError('TSGPU_ARG', `${op}: cannot specify both correction and unbiased`);
+  }
   const correction = opts?.correction ?? (opts?.unbiased === false ? 0 : 1);
   return reduce(op, t, dim, opts, undefined, { correction });
 }
 
-/** Variance over dims with `correction` (default 1). */
-export function varOf(t: Tensor, dim?: Dims, opts?: VarOptions): Tensor {
-  return variance('var', t, dim, opts);
+/** Variance over dims with `correction` (default 1); `var(dim, unbiased, keepdim)` as PyTorch's positional form. */
+export function varOf(t: Tensor, dim?: Dims, unbiased?: boolean | VarOptions, keepdim?: boolean | VarOptions, opts?: VarOptions): Tensor {
+  return variance('var', t, dim, varArgs('var', unbiased, keepdim, opts));
 }
 export { varOf as var };
 
-/** Standard deviation over dims with `correction` (default 1). */
-export function std(t: Tensor, dim?: Dims, opts?: VarOptions): Tensor {
-  return variance('std', t, dim, opts);
+/** Standard deviation over dims with `correction` (default 1); `std(dim, unbiased, keepdim)` too. */
+export function std(t: Tensor, dim?: Dims, unbiased?: boolean | VarOptions, keepdim?: boolean | VarOptions, opts?: VarOptions): Tensor {
+  return variance('std', t, dim, varArgs('std', unbiased, keepdim, opts));
 }
 
 /** p-norm over dims (p = 2 or 'fro' by default; Infinity, -Infinity, 0, 1 or any number). */
-export function norm(t: Tensor, p: number | 'fro' = 'fro', dim?: Dims, opts?: ReduceOptions): Tensor {
-  if (p !== 'fro' && typeof p !== 'number') argError('norm', "a number or 'fro'", 'p', p);
-  return reduce('norm', t, dim, opts, undefined, { p: p === 'fro' ? 2 : p });
+export function norm(t: Tensor, p: number | 'fro' | null = 'fro', dim?: Dims, keepdim?: boolean | ReduceOptions,
+                     opts?: ReduceOptions): Tensor {
+  if (p !== 'fro' && p !== null && typeof p !== 'number') argError('norm', "a number or 'fro'", 'p', p);
+  return reduce('norm', t, dim, keepdimArgs('norm', keepdim, opts), undefined, { p: p === 'fro' || p === null ? 2 : p });
 }
 
 /** log(sum(exp(t))) over dims, computed stably. */
-export function logsumexp(t: Tensor, dim: Dims, opts?: ReduceOptions): Tensor {
+export function logsumexp(t: Tensor, dim: Dims, keepdim?: boolean | ReduceOptions, opts?: ReduceOptions): Tensor {
   checkTensor('logsumexp', 'self', t);
+  opts = keepdimArgs('logsumexp', keepdim, opts);
   // Integers and bool are computed in the default dtype, as PyTorch's.
   if (!isFloatingPoint(t.dtype) && opts?.dtype === undefined) return reduce('logsumexp', t, dim, { ...opts, dtype: getDefaultDtype() });
   return reduce('logsumexp', t, dim, opts);
@@ -176,8 +230,10 @@ export interface ValuesIndices {
 }
 
 function valuesIndices(op: 'maxDim' | 'minDim', name: string, t: Tensor, dim: number, keepdim: boolean): ValuesIndices {
-  checkEmpty(name, t);
+  checkTensor(name, 'self', t);
+  if (typeof keepdim !== 'boolean') argError(name, 'a boolean', 'keepdim', keepdim);
   const { dims, shape } = reduceShape(name, t, dim, keepdim);
+  checkReducedSizes(name, t, dims, dim);
   const values = emptyTensor(shape, t.dtype, t.device);
   const indices = emptyTensor(shape.slice(), 'int64', t.device);
   try {
@@ -198,7 +254,11 @@ export function max(t: Tensor): Tensor;
 export function max(t: Tensor, dim: number, keepdim?: boolean): ValuesIndices;
 export function max(t: Tensor, other: Tensor): Tensor;
 export function max(t: Tensor, dim?: number | Tensor, keepdim = false): Tensor | ValuesIndices {
-  if (dim === undefined) return reduce('amax', t, undefined, undefined);
+  if (dim === undefined) {
+    checkTensor('max', 'self', t);
+    checkReducedSizes('max', t, [], undefined);
+    return reduce('amax', t, undefined, undefined);
+  }
   if (dim instanceof Tensor) return maximum(t, dim);
   return valuesIndices('maxDim', 'max', t, dim, keepdim);
 }
@@ -208,7 +268,11 @@ export function min(t: Tensor): Tensor;
 export function min(t: Tensor, dim: number, keepdim?: boolean): ValuesIndices;
 export function min(t: Tensor, other: Tensor): Tensor;
 export function min(t: Tensor, dim?: number | Tensor, keepdim = false): Tensor | ValuesIndices {
-  if (dim === undefined) return reduce('amin', t, undefined, undefined);
+  if (dim === undefined) {
+    checkTensor('min', 'self', t);
+    checkReducedSizes('min', t, [], undefined);
+    return reduce('amin', t, undefined, undefined);
+  }
   if (dim instanceof Tensor) return minimum(t, dim);
   return valuesIndices('minDim', 'min', t, dim, keepdim);
 }
@@ -319,19 +383,21 @@ export function topk(t: Tensor, k: number, dim = -1, largest = true, sorted_ = t
 
 declare module '../tensor' {
   interface Tensor {
-    sum(dim?: Dims, opts?: ReduceOptions): Tensor;
-    prod(dim?: Dims, opts?: ReduceOptions): Tensor;
-    mean(dim?: Dims, opts?: ReduceOptions): Tensor;
-    amax(dim?: Dims, opts?: ReduceOptions): Tensor;
-    amin(dim?: Dims, opts?: ReduceOptions): Tensor;
-    all(dim?: Dims, opts?: ReduceOptions): Tensor;
-    any(dim?: Dims, opts?: ReduceOptions): Tensor;
-    argmax(dim?: number | null, opts?: ReduceOptions): Tensor;
-    argmin(dim?: number | null, opts?: ReduceOptions): Tensor;
-    var(dim?: Dims, opts?: VarOptions): Tensor;
-    std(dim?: Dims, opts?: VarOptions): Tensor;
-    norm(p?: number | 'fro', dim?: Dims, opts?: ReduceOptions): Tensor;
-    logsumexp(dim: Dims, opts?: ReduceOptions): Tensor;
+    /** Sum over dims; `sum(dim, keepdim)` or `sum(dim, { keepdim, dtype })`. */
+    sum(dim?: Dims, keepdim?: boolean | ReduceOptions, opts?: ReduceOptions): Tensor;
+    prod(dim?: Dims, keepdim?: boolean | ReduceOptions, opts?: ReduceOptions): Tensor;
+    mean(dim?: Dims, keepdim?: boolean | ReduceOptions, opts?: ReduceOptions): Tensor;
+    amax(dim?: Dims, keepdim?: boolean | ReduceOptions, opts?: ReduceOptions): Tensor;
+    amin(dim?: Dims, keepdim?: boolean | ReduceOptions, opts?: ReduceOptions): Tensor;
+    all(dim?: Dims, keepdim?: boolean | ReduceOptions, opts?: ReduceOptions): Tensor;
+    any(dim?: Dims, keepdim?: boolean | ReduceOptions, opts?: ReduceOptions): Tensor;
+    argmax(dim?: number | null, keepdim?: boolean | ReduceOptions, opts?: ReduceOptions): Tensor;
+    argmin(dim?: number | null, keepdim?: boolean | ReduceOptions, opts?: ReduceOptions): Tensor;
+    /** Variance; `var(dim, unbiased, keepdim)` or `var(dim, { correction, keepdim })`. */
+    var(dim?: Dims, unbiased?: boolean | VarOptions, keepdim?: boolean | VarOptions, opts?: VarOptions): Tensor;
+    std(dim?: Dims, unbiased?: boolean | VarOptions, keepdim?: boolean | VarOptions, opts?: VarOptions): Tensor;
+    norm(p?: number | 'fro' | null, dim?: Dims, keepdim?: boolean | ReduceOptions, opts?: ReduceOptions): Tensor;
+    logsumexp(dim: Dims, keepdim?: boolean | ReduceOptions, opts?: ReduceOptions): Tensor;
     max(): Tensor;
     max(dim: number, keepdim?: boolean): ValuesIndices;
     max(other: Tensor): Tensor;
@@ -348,19 +414,23 @@ declare module '../tensor' {
 }
 
 const P = Tensor.prototype;
-P.sum = function (this: Tensor, dim?: Dims, opts?: ReduceOptions) { return sum(this, dim, opts); };
-P.prod = function (this: Tensor, dim?: Dims, opts?: ReduceOptions) { return prod(this, dim, opts); };
-P.mean = function (this: Tensor, dim?: Dims, opts?: ReduceOptions) { return mean(this, dim, opts); };
-P.amax = function (this: Tensor, dim?: Dims, opts?: ReduceOptions) { return amax(this, dim, opts); };
-P.amin = function (this: Tensor, dim?: Dims, opts?: ReduceOptions) { return amin(this, dim, opts); };
-P.all = function (this: Tensor, dim?: Dims, opts?: ReduceOptions) { return all(this, dim, opts); };
-P.any = function (this: Tensor, dim?: Dims, opts?: ReduceOptions) { return any(this, dim, opts); };
-P.argmax = function (this: Tensor, dim?: number | null, opts?: ReduceOptions) { return argmax(this, dim, opts); };
-P.argmin = function (this: Tensor, dim?: number | null, opts?: ReduceOptions) { return argmin(this, dim, opts); };
-P.var = function (this: Tensor, dim?: Dims, opts?: VarOptions) { return variance('var', this, dim, opts); };
-P.std = function (this: Tensor, dim?: Dims, opts?: VarOptions) { return std(this, dim, opts); };
-P.norm = function (this: Tensor, p?: number | 'fro', dim?: Dims, opts?: ReduceOptions) { return norm(this, p, dim, opts); };
-P.logsumexp = function (this: Tensor, dim: Dims, opts?: ReduceOptions) { return logsumexp(this, dim, opts); };
+type KeepdimArg = boolean | ReduceOptions | undefined;
+type VarArg = boolean | VarOptions | undefined;
+P.sum = function (this: Tensor, dim?: Dims, k?: KeepdimArg, o?: ReduceOptions) { return sum(this, dim, k, o); };
+P.prod = function (this: Tensor, dim?: Dims, k?: KeepdimArg, o?: ReduceOptions) { return prod(this, dim, k, o); };
+P.mean = function (this: Tensor, dim?: Dims, k?: KeepdimArg, o?: ReduceOptions) { return mean(this, dim, k, o); };
+P.amax = function (this: Tensor, dim?: Dims, k?: KeepdimArg, o?: ReduceOptions) { return amax(this, dim, k, o); };
+P.amin = function (this: Tensor, dim?: Dims, k?: KeepdimArg, o?: ReduceOptions) { return amin(this, dim, k, o); };
+P.all = function (this: Tensor, dim?: Dims, k?: KeepdimArg, o?: ReduceOptions) { return all(this, dim, k, o); };
+P.any = function (this: Tensor, dim?: Dims, k?: KeepdimArg, o?: ReduceOptions) { return any(this, dim, k, o); };
+P.argmax = function (this: Tensor, dim?: number | null, k?: KeepdimArg, o?: ReduceOptions) { return argmax(this, dim, k, o); };
+P.argmin = function (this: Tensor, dim?: number | null, k?: KeepdimArg, o?: ReduceOptions) { return argmin(this, dim, k, o); };
+P.var = function (this: Tensor, dim?: Dims, u?: VarArg, k?: VarArg, o?: VarOptions) { return varOf(this, dim, u, k, o); };
+P.std = function (this: Tensor, dim?: Dims, u?: VarArg, k?: VarArg, o?: VarOptions) { return std(this, dim, u, k, o); };
+P.norm = function (this: Tensor, p?: number | 'fro' | null, dim?: Dims, k?: KeepdimArg, o?: ReduceOptions) {
+  return norm(this, p, dim, k, o);
+};
+P.logsumexp = function (this: Tensor, dim: Dims, k?: KeepdimArg, o?: ReduceOptions) { return logsumexp(this, dim, k, o); };
 P.max = function (this: Tensor, dim?: number | Tensor, keepdim?: boolean) {
   return dim === undefined ? max(this) : dim instanceof Tensor ? max(this, dim) : max(this, dim, keepdim);
 } as Tensor['max'];

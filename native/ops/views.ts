@@ -1,13 +1,15 @@
 /**
  * Views: tensors that share their base's storage with other sizes, strides
  * or offset (no copy). In-place ops on a view write through to its base.
+ * This file holds the views of the whole tensor in another shape:
  * view/reshape, transpose/t/mT/permute/movedim, squeeze/unsqueeze,
- * expand/expandAs/broadcastTo, flatten/unflatten, narrow/select/slice,
- * split/chunk/unbind, and index() for the common `t[i, :, 1:3]` cases.
+ * expand/expandAs/broadcastTo, flatten/unflatten. Views of a part of it are
+ * in slices.ts (narrow/select/slice, split/chunk/unbind), index() in
+ * basic_index.ts.
  */
-import { codedError } from '../errors';
-import { formatShape, Tensor, viewOf } from '../tensor';
-import { argError, broadcastShapes } from './helpers';
+import { shapeError, codedError } from '../errors';
+import { contiguousStrides, formatShape, Tensor, viewOf } from '../tensor';
+import { argError, broadcastShapesFor } from './helpers';
 
 /** Sizes given as a list (`view([2, 3])`) or as arguments (`view(2, 3)`). */
 export type SizeArgs = (number | readonly number[])[];
@@ -37,11 +39,11 @@ function inferShape(op: string, t: Tensor, shape: number[]): number[] {
   const out = shape.slice();
   if (infer >= 0) {
     if (known === 0 || t.numel % known !== 0) {
-      throw codedError('TSGPU_ARG', `${op}: shape ${formatShape(shape)} is invalid for input of size ${t.numel}`);
+      throw shapeError(`${op}: shape ${formatShape(shape)} is invalid for input of size ${t.numel}`);
     }
     out[infer] = t.numel / known;
   } else if (known !== t.numel) {
-    throw codedError('TSGPU_ARG', `${op}: shape ${formatShape(shape)} is invalid for input of size ${t.numel}`);
+    throw shapeError(`${op}: shape ${formatShape(shape)} is invalid for input of size ${t.numel}`);
   }
   return out;
 }
@@ -53,6 +55,8 @@ function inferShape(op: string, t: Tensor, shape: number[]): number[] {
  */
 function viewStrides(oldShape: readonly number[], oldStrides: readonly number[], newShape: readonly number[]): number[] | null {
   const numel = oldShape.reduce((a, b) => a * b, 1);
+  // A 0-dim tensor is one element: any shape of one element views it.
+  if (oldShape.length === 0) return contiguousStrides(newShape);
   const newStrides = new Array<number>(newShape.length).fill(0);
   if (numel === 0) {
     // Any view of no elements works (PyTorch: the old strides for the same shape, else as if resized).
@@ -210,9 +214,9 @@ export function expand(t: Tensor, ...args: SizeArgs): Tensor {
 /** expand to the broadcast of t's shape with `shape` (must equal `shape`). */
 export function broadcastTo(t: Tensor, ...args: SizeArgs): Tensor {
   const shape = sizesOf('broadcastTo', args);
-  const b = broadcastShapes('broadcastTo', [t.shape, shape]);
+  const b = broadcastShapesFor('broadcastTo', [t.shape, shape]);
   if (b.length !== shape.length || b.some((x, i) => x !== shape[i])) {
-    throw codedError('TSGPU_ARG', `broadcastTo: shape ${formatShape(t.shape)} cannot be broadcast to ${formatShape(shape)}`);
+    throw shapeError(`broadcastTo: shape ${formatShape(t.shape)} cannot be broadcast to ${formatShape(shape)}`);
   }
   return expand(t, shape);
 }
@@ -233,175 +237,9 @@ export function unflatten(t: Tensor, dim: number, sizes: readonly number[]): Ten
   const known = sizes.filter((s) => s !== -1).reduce((x, y) => x * y, 1);
   const filled = sizes.map((s) => (s === -1 ? t.shape[d] / known : s));
   if (filled.reduce((x, y) => x * y, 1) !== t.shape[d] || filled.some((s) => !Number.isInteger(s))) {
-    throw codedError('TSGPU_ARG', `unflatten: sizes ${formatShape(sizes)} do not multiply to the size ${t.shape[d]} of dimension ${dim}`);
+    throw shapeError(`unflatten: sizes ${formatShape(sizes)} do not multiply to the size ${t.shape[d]} of dimension ${dim}`);
   }
   return view(t, [...t.shape.slice(0, d), ...filled, ...t.shape.slice(d + 1)]);
-}
-
-function checkIndex(op: string, name: string, v: number): void {
-  if (typeof v !== 'number' || !Number.isInteger(v)) argError(op, 'an integer', name, v);
-}
-
-/** Elements start..start+length-1 of dimension `dim`. */
-export function narrow(t: Tensor, dim: number, start: number, length: number): Tensor {
-  const d = t.normDim(dim, 'narrow');
-  checkIndex('narrow', 'start', start);
-  checkIndex('narrow', 'length', length);
-  const size = t.shape[d];
-  const s = start < 0 ? start + size : start;
-  if (s < 0 || length < 0 || s + length > size) {
-    throw codedError('TSGPU_ARG', `narrow: start ${start} and length ${length} are out of range for dimension ${dim} of size ${size}`);
-  }
-  const shape = t.shape.slice();
-  shape[d] = length;
-  return viewOf(t, shape, t.stride(), t.storageOffset() + s * t.rawStrides[d]);
-}
-
-/** Index `index` of dimension `dim`, which is removed. */
-export function select(t: Tensor, dim: number, index: number): Tensor {
-  if (t.ndim === 0) throw codedError('TSGPU_ARG', 'select: cannot select from a 0-dimensional tensor');
-  const d = t.normDim(dim, 'select');
-  checkIndex('select', 'index', index);
-  const size = t.shape[d];
-  const i = index < 0 ? index + size : index;
-  if (i < 0 || i >= size) {
-    throw codedError('TSGPU_ARG', `select: index ${index} is out of range for dimension ${dim} of size ${size}`);
-  }
-  const shape = t.shape.slice();
-  const strides = t.stride();
-  const offset = t.storageOffset() + i * strides[d];
-  shape.splice(d, 1);
-  strides.splice(d, 1);
-  return viewOf(t, shape, strides, offset);
-}
-
-/**
- * Elements start, start+step, ... below end of dimension `dim`, as Python's
- * `t[start:end:step]` (negative start/end count from the end, out-of-range
- * bounds are clamped; step >= 1).
- */
-export function slice(t: Tensor, dim = 0, start?: number | null, end?: number | null, step = 1): Tensor {
-  const d = t.normDim(dim, 'slice');
-  if (!Number.isInteger(step) || step < 1) argError('slice', 'a positive integer', 'step', step);
-  const size = t.shape[d];
-  const clamp = (v: number | null | undefined, dflt: number): number => {
-    if (v === undefined || v === null) return dflt;
-    checkIndex('slice', 'start/end', v);
-    const x = v < 0 ? v + size : v;
-    return Math.min(Math.max(x, 0), size);
-  };
-  const s = clamp(start, 0);
-  const e = Math.max(clamp(end, size), s);
-  const shape = t.shape.slice();
-  const strides = t.stride();
-  shape[d] = Math.ceil((e - s) / step);
-  const offset = t.storageOffset() + (shape[d] > 0 ? s * strides[d] : 0);
-  strides[d] *= step;
-  return viewOf(t, shape, strides, offset);
-}
-
-/** Pieces of `splitSize` along `dim` (the last may be smaller), or pieces of the given sizes. */
-export function split(t: Tensor, splitSize: number | readonly number[], dim = 0): Tensor[] {
-  const d = t.normDim(dim, 'split');
-  const size = t.shape[d];
-  let sizes: number[];
-  if (typeof splitSize === 'number') {
-    if (!Number.isInteger(splitSize) || splitSize < 1) argError('split', 'a positive integer', 'splitSize', splitSize);
-    sizes = [];
-    for (let s = 0; s < size; s += splitSize) sizes.push(Math.min(splitSize, size - s));
-    if (size === 0) sizes.push(0);
-  } else {
-    sizes = splitSize.slice();
-    if (sizes.reduce((a, b) => a + b, 0) !== size) {
-      throw codedError('TSGPU_ARG', `split: sizes ${formatShape(sizes)} do not add up to the size ${size} of dimension ${dim}`);
-    }
-  }
-  const out: Tensor[] = [];
-  let start = 0;
-  for (const n of sizes) {
-    out.push(narrow(t, d, start, n));
-    start += n;
-  }
-  return out;
-}
-
-/** `chunks` pieces (or fewer) of equal size along `dim`, the last may be smaller. */
-export function chunk(t: Tensor, chunks: number, dim = 0): Tensor[] {
-  if (!Number.isInteger(chunks) || chunks < 1) argError('chunk', 'a positive integer', 'chunks', chunks);
-  const size = t.shape[t.normDim(dim, 'chunk')];
-  return split(t, Math.max(1, Math.ceil(size / chunks)), dim);
-}
-
-/** The slices along `dim`, that dim removed. */
-export function unbind(t: Tensor, dim = 0): Tensor[] {
-  const d = t.normDim(dim, 'unbind');
-  return [...Array(t.shape[d]).keys()].map((i) => select(t, d, i));
-}
-
-/**
- * One item of index(): a number selects (removes the dim), ':' or 'a:b' or
- * 'a:b:c' (or {start, end, step}) slices, null inserts a size-1 dim, '...'
- * stands for the dims not named.
- */
-export type IndexItem = number | string | null | { start?: number | null; end?: number | null; step?: number };
-
-function parseSlice(spec: string): { start: number | null; end: number | null; step: number } {
-  const parts = spec.split(':');
-  if (parts.length < 2 || parts.length > 3) argError('index', "a slice such as ':', '1:3' or '::2'", 'index', spec);
-  const num = (s: string | undefined): number | null => {
-    if (s === undefined || s.trim() === '') return null;
-    const v = Number(s);
-    if (!Number.isInteger(v)) argError('index', 'integer slice bounds', 'index', spec);
-    return v;
-  };
-  return { start: num(parts[0]), end: num(parts[1]), step: num(parts[2]) ?? 1 };
-}
-
-/**
- * The view `t[i, :, 1:3]` writes as `t.index(i, ':', '1:3')`; `null` is
- * None (a new dim), '...' an Ellipsis.
- * @example x.index(0, '...', '::2')  // x[0, ..., ::2]
- */
-export function index(t: Tensor, ...items: IndexItem[]): Tensor {
-  const ellipses = items.filter((x) => x === '...').length;
-  if (ellipses > 1) throw codedError('TSGPU_ARG', 'index: at most one ... (ellipsis) is allowed');
-  const consumed = items.filter((x) => x !== null && x !== '...').length;
-  if (consumed > t.ndim) {
-    throw codedError('TSGPU_ARG', `index: too many indices (${consumed}) for a tensor of ${t.ndim} dimensions`);
-  }
-  const expanded: IndexItem[] = [];
-  for (const x of items) {
-    if (x === '...') for (let k = 0; k < t.ndim - consumed; k++) expanded.push(':');
-    else expanded.push(x);
-  }
-  let cur = t;
-  let d = 0;
-  const owned: Tensor[] = [];
-  try {
-    for (const x of expanded) {
-      let next: Tensor;
-      if (x === null) {
-        next = unsqueeze(cur, d);
-        d++;
-      } else if (typeof x === 'number') {
-        next = select(cur, d, x);
-      } else if (typeof x === 'string') {
-        const s = parseSlice(x);
-        next = slice(cur, d, s.start, s.end, s.step);
-        d++;
-      } else if (typeof x === 'object') {
-        next = slice(cur, d, x.start ?? null, x.end ?? null, x.step ?? 1);
-        d++;
-      } else {
-        return argError('index', "a number, a slice string, null or '...'", 'index', x);
-      }
-      if (cur !== t) owned.push(cur);
-      cur = next;
-    }
-    return cur === t ? viewOf(t, t.shape.slice(), t.stride(), t.storageOffset()) : cur;
-  } finally {
-    for (const o of owned) o.dispose();
-  }
 }
 
 declare module '../tensor' {
@@ -434,20 +272,6 @@ declare module '../tensor' {
     flatten(startDim?: number, endDim?: number): Tensor;
     /** Dim split into sizes. */
     unflatten(dim: number, sizes: readonly number[]): Tensor;
-    /** length elements from start along dim (a view). */
-    narrow(dim: number, start: number, length: number): Tensor;
-    /** Index along dim, that dim removed (a view). */
-    select(dim: number, index: number): Tensor;
-    /** t[start:end:step] along dim (a view). */
-    slice(dim?: number, start?: number | null, end?: number | null, step?: number): Tensor;
-    /** Pieces along dim (views). */
-    split(splitSize: number | readonly number[], dim?: number): Tensor[];
-    /** `chunks` pieces along dim (views). */
-    chunk(chunks: number, dim?: number): Tensor[];
-    /** Slices along dim (views). */
-    unbind(dim?: number): Tensor[];
-    /** `t[i, :, 1:3]` as `t.index(i, ':', '1:3')` (a view). */
-    index(...items: IndexItem[]): Tensor;
   }
 }
 
@@ -497,25 +321,4 @@ P.flatten = function (this: Tensor, startDim?: number, endDim?: number) {
 };
 P.unflatten = function (this: Tensor, dim: number, sizes: readonly number[]) {
   return unflatten(this, dim, sizes);
-};
-P.narrow = function (this: Tensor, dim: number, start: number, length: number) {
-  return narrow(this, dim, start, length);
-};
-P.select = function (this: Tensor, dim: number, i: number) {
-  return select(this, dim, i);
-};
-P.slice = function (this: Tensor, dim?: number, start?: number | null, end?: number | null, step?: number) {
-  return slice(this, dim, start, end, step);
-};
-P.split = function (this: Tensor, splitSize: number | readonly number[], dim?: number) {
-  return split(this, splitSize, dim);
-};
-P.chunk = function (this: Tensor, chunks: number, dim?: number) {
-  return chunk(this, chunks, dim);
-};
-P.unbind = function (this: Tensor, dim?: number) {
-  return unbind(this, dim);
-};
-P.index = function (this: Tensor, ...items: IndexItem[]) {
-  return index(this, ...items);
 };

@@ -6,7 +6,7 @@
  * cannot create.
  */
 import { spawnSync } from "child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { CLI } from "../helpers";
@@ -58,7 +58,7 @@ describe("tsgpu run", () => {
     expect(r.status).toBe(0);
     for (const opt of ["usage: tsgpu run NOTEBOOK", "--output FILE", "--allow-errors", "--help"]) expect(r.stdout).toContain(opt);
     const bad = tsgpu(["run", "--frobnicate", "x.ipynb"]);
-    expect(bad.status).toBe(1);
+    expect(bad.status).toBe(2);
     expect(bad.stderr).toBe('tsgpu run: unknown option --frobnicate (see "tsgpu run --help")\n');
   });
 
@@ -104,6 +104,43 @@ describe("tsgpu run", () => {
     }
     const missing = tsgpu(["run", file, "--output"]);
     expect(missing.stderr).toBe('tsgpu run: --output needs a file name (see "tsgpu run --help")\n');
+    expect(missing.status).toBe(2);
+  });
+
+  // Places that refuse the write only when it is tried: a file is made and removed beside the target first.
+  const unwritable: [string, string, RegExp][] = [];
+  if (existsSync("/sys/kernel")) unwritable.push(["sysfs", "/sys/out.ipynb", /^tsgpu run: cannot write \/sys\/out\.ipynb: cannot make a file in \/sys: (permission denied \(EACCES\)|operation not permitted \(EPERM\))$/]);
+  if (existsSync("/proc/version")) unwritable.push(["procfs", "/proc/version", /^tsgpu run: cannot write \/proc\/version: the folder \/proc takes no new files \(ENOENT\)$/]);
+  if (unwritable.length < 2) console.log("the /sys and /proc cases of --output are left out: this system has no /sys or /proc");
+  test.each(unwritable)("--output on %s (%s) is one line naming it before any cell runs, exit 1", (_, out, message) => {
+    const marker = join(dir, `ran-${_}`);
+    const file = notebook(dir, `probe-${_}.ipynb`, [`require("fs").writeFileSync(${JSON.stringify(marker)}, "ran")`]);
+    const r = tsgpu(["run", file, "--output", out]);
+    expect(r.status).toBe(1);
+    oneLineNaming(r.stderr, out);
+    expect(r.stderr.trimEnd()).toMatch(message);
+    expect(r.stderr).not.toMatch(/EIO|i\/o error/);
+    expect(r.stdout).toBe("");
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  test("--output in a read-only folder is one line naming it before any cell runs, and leaves nothing there", () => {
+    const ro = join(mkdtempSync(join(tmpdir(), "tsgpu-ro-")), "read-only");
+    mkdirSync(ro);
+    const marker = join(ro, "..", "cell-ran");
+    const file = notebook(join(ro, ".."), "ro.ipynb", [`require("fs").writeFileSync(${JSON.stringify(marker)}, "ran")`]);
+    chmodSync(join(ro, ".."), 0o755);
+    chmodSync(ro, 0o555);
+    // root writes into any folder whatever its mode: the command runs as another user then (nobody).
+    const asOther = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    if (asOther.uid !== undefined) chownSync(join(ro, ".."), 65534, 65534);
+    const out = join(ro, "out.ipynb");
+    const r = spawnSync(process.execPath, [CLI, "run", file, "--output", out], { encoding: "utf8", timeout: 30000, ...asOther, env: { ...process.env, HOME: tmpdir() } });
+    expect(r.status).toBe(1);
+    oneLineNaming(r.stderr, out);
+    expect(r.stderr.trimEnd()).toMatch(/: permission denied \(EACCES\)$/);
+    expect(readdirSync(ro)).toEqual([]);
+    expect(existsSync(marker)).toBe(false);
   });
 });
 

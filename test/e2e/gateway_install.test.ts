@@ -12,8 +12,8 @@ import { createServer } from "net";
 import { tmpdir } from "os";
 import { join } from "path";
 import { CLI, ROOT } from "../helpers";
-import { KERNEL_NODE_FLAGS } from "../../kernel/install";
-import { checkerStartKey } from "../../kernel/execution/checker_snapshot";
+import { KERNEL_NODE_FLAGS } from "../../kernel/commands/install";
+import { checkerStartKey } from "../../kernel/language/checker_snapshot";
 
 function install(args: string[]) {
   const prefix = mkdtempSync(join(tmpdir(), "tsgpu-gw-"));
@@ -29,7 +29,7 @@ describe("tsgpu install --gateway", () => {
     expect(r.status).toBe(0);
     const s = spec("tsgpu_distributed");
     const n = KERNEL_NODE_FLAGS.length;
-    // Through the launcher, which starts the type checker's process first (test/kernel/launcher_checker.test.ts).
+    // Through the launcher, which starts the type checker's process first (test/kernel/launch/launcher_checker.test.ts).
     expect(s.argv.slice(0, 3)).toEqual([join(ROOT, "build", "Release", "tsgpu-launch"), "--checker", checkerStartKey(ROOT)]);
     expect(s.argv.slice(3, n + 6)).toEqual([process.execPath, ...KERNEL_NODE_FLAGS, CLI, "launch"]);
     expect(s.argv.slice(n + 6)).toEqual(PLACEHOLDERS);
@@ -52,13 +52,18 @@ describe("tsgpu install --gateway", () => {
     expect(s.interrupt_mode).toBe("message");
   });
 
-  test("options that do not fit the mode are refused", () => {
-    const err = (args: string[]) => install(args).r.stderr.trim();
-    expect(err(["--gateway", "yarn"])).toBe('tsgpu install: expected distributed or kubernetes for --gateway, got "yarn"');
+  test("options that do not fit the mode are refused: usage errors, exit 2", () => {
+    const see = ' (see "tsgpu install --help")';
+    const err = (args: string[]) => {
+      const { r } = install(args);
+      expect(r.status).toBe(2);
+      return r.stderr.trim();
+    };
+    expect(err(["--gateway", "yarn"])).toBe('tsgpu install: expected distributed or kubernetes for --gateway, got "yarn"' + see);
     expect(err(["--gateway", "kubernetes"])).toMatch(/^tsgpu install: expected a container image for --image with --gateway kubernetes, got none/);
-    expect(err(["--gateway", "distributed", "--image", "x"])).toBe("tsgpu install: --image is for --gateway kubernetes, got --gateway distributed");
-    expect(err(["--remote-hosts", "a"])).toBe("tsgpu install: --remote-hosts is for Enterprise Gateway kernelspecs: add --gateway distributed or --gateway kubernetes");
-    expect(err(["--gateway", "distributed", "--remote-hosts", "a b"])).toBe('tsgpu install: expected host names separated by commas for --remote-hosts, got "a b"');
+    expect(err(["--gateway", "distributed", "--image", "x"])).toBe("tsgpu install: --image is for --gateway kubernetes, got --gateway distributed" + see);
+    expect(err(["--remote-hosts", "a"])).toBe("tsgpu install: --remote-hosts is for Enterprise Gateway kernelspecs: add --gateway distributed or --gateway kubernetes" + see);
+    expect(err(["--gateway", "distributed", "--remote-hosts", "a b"])).toBe('tsgpu install: expected host names separated by commas for --remote-hosts, got "a b"' + see);
   });
 });
 
@@ -115,7 +120,7 @@ describe("Dockerfile", () => {
     const copies = STAGES.flatMap((s) => s.body).filter((i) => i.op === "COPY" && !i.args.startsWith("--from"));
     expect(copies.length).toBeGreaterThan(0);
     for (const c of copies) {
-      for (const src of c.args.split(/\s+/).slice(0, -1)) {
+      for (const src of c.args.split(/\s+/).filter((w) => !w.startsWith("--")).slice(0, -1)) {
         expect(existsSync(join(ROOT, src))).toBe(true);
         expect(ignored).not.toContain(src.split("/")[0]);
       }
@@ -193,7 +198,7 @@ describe("Dockerfile", () => {
       const cmd = k[build].args.replace(/\/usr\/local\/bin\/node/g, process.execPath).replace(/\/opt\/tsgpu/g, ROOT).replace(/\/tmp\/tsgpu-spec/g, join(here, "spec"));
       const r = spawnSync("bash", ["-c", cmd], { encoding: "utf8", env: { ...process.env, TSGPU_CACHE_DIR: join(here, "cache") } });
       expect(r.stderr).toBe("");
-      expect(r.stdout).toMatch(/Built the type checker's startup snapshot in [\d.]+ s: .*checker-[0-9a-f]{24}\.snapshot/);
+      expect(r.stdout).toMatch(/Built the type checker's startup snapshot in [\d.]+ s: .*checker-[0-9a-f]{12}-[0-9a-f]{24}\.snapshot/);
     } finally {
       rmSync(here, { recursive: true, force: true });
     }

@@ -51,10 +51,11 @@ test("a bad prefix or option is a clear error", () => {
   expect(r.status).toBe(1);
   expect(r.stderr).toContain(file);
   const bad = install(["--frobnicate"]);
-  expect(bad.status).toBe(1);
-  expect(bad.stderr).toContain("unknown option --frobnicate");
+  expect(bad.status).toBe(2);
+  expect(bad.stderr).toBe('tsgpu install: unknown option --frobnicate (see "tsgpu install --help")\n');
   const noValue = install(["--prefix"]);
-  expect(noValue.stderr).toContain("--prefix needs a value");
+  expect(noValue.status).toBe(2);
+  expect(noValue.stderr).toBe('tsgpu install: --prefix needs a value (see "tsgpu install --help")\n');
 });
 
 jupyterTest("jupyter kernelspec list finds the installed kernel", async () => {

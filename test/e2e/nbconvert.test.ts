@@ -1,18 +1,14 @@
 /** Notebooks executed by nbconvert with the installed kernelspec: the quickstart, and what the kernel logs. */
-import { execFileSync, spawnSync } from "child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "fs";
+import { spawnSync } from "child_process";
+import { mkdtempSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
-import { ROOT } from "../helpers";
 import { jupyterTest, kernelspecEnv } from "../jupyter";
+import { executeNotebook, notebookPath } from "./notebook_exec";
 import { checkQuickstart } from "./quickstart";
 
 jupyterTest("jupyter nbconvert --execute runs the quickstart and %memory reports the tensor", async () => {
-  const out = mkdtempSync(join(tmpdir(), "tsgpu-nbconvert-"));
-  execFileSync("jupyter", ["nbconvert", "--to", "notebook", "--execute", join(ROOT, "notebooks", "quickstart.ipynb"),
-    "--output-dir", out, "--output", "executed", "--ExecutePreprocessor.kernel_name=tsgpu", "--ExecutePreprocessor.timeout=120"],
-  { env: kernelspecEnv(), stdio: "pipe" });
-  checkQuickstart(JSON.parse(readFileSync(join(out, "executed.ipynb"), "utf8")));
+  checkQuickstart(executeNotebook(notebookPath("quickstart"), kernelspecEnv(), 120));
 }, 120000);
 
 jupyterTest("the kernel's routine log lines (shut down) reach nbconvert's stderr only at TSGPU_LOG_LEVEL=debug", async () => {

@@ -1,8 +1,10 @@
+import { magicMime } from "../../magics/mime";
+
 /** What the executed quickstart notebook must show, whichever tool ran it. */
 export function memoryOutputs(nb: any): any[] {
   return nb.cells
     .filter((c: any) => c.cell_type === "code" && [].concat(c.source).join("").trim() === "%memory")
-    .map((c: any) => c.outputs.find((o: any) => o.output_type === "display_data")?.data?.["application/json"]);
+    .map((c: any) => c.outputs.find((o: any) => o.output_type === "display_data")?.data?.[magicMime("memory")]);
 }
 
 export function checkQuickstart(nb: any): void {

@@ -3,7 +3,15 @@ import * as zmq from "zeromq";
 import { KernelClient } from "../../kernel/transport/client";
 import { encode, Signer } from "../../kernel/protocol/wire";
 import { newHeader } from "../../kernel/protocol/message";
-import { CLI, ofType, sleep, startKernel, stdout } from "../helpers";
+import { mkdtempSync, writeFileSync } from "fs";
+import { tmpdir } from "os";
+import { join } from "path";
+import { CLI, ofType, sleep, startKernel, stdout, streamContaining } from "../helpers";
+
+/** A path that a cell can wait for (existsSync) and the test creates when the cell may go on. */
+function gatePath(): string {
+  return join(mkdtempSync(join(tmpdir(), "tsgpu-gate-")), "open");
+}
 
 jest.setTimeout(60000);
 
@@ -43,12 +51,18 @@ describe("kernel protocol", () => {
   });
 
   test("output printed before a long synchronous loop reaches the client while the loop runs", async () => {
-    const running = k.execute('console.log("started");\nconst until = Date.now() + 1500;\nwhile (Date.now() < until) {}\n"finished"');
-    await sleep(800);
-    const started = k.iopubLog.filter((m) => m.header.msg_type === "stream" && m.content.text.includes("started"));
-    expect(started).toHaveLength(1);
-    const { reply } = await running;
-    expect((started[0].parent_header as any).msg_id).toBe(reply.parent_header.msg_id);
+    // The loop spins until the client has seen the output (it then creates the gate), or 30 s: a kernel that held
+    // the output back until the cell ends would answer "timed out", whatever the machine's load.
+    const gate = gatePath();
+    const from = k.iopubLog.length;
+    const running = k.execute('import { existsSync as gateOpen } from "fs";\nconsole.log("started");\nconst until = Date.now() + 30000;\n' +
+      `while (!gateOpen(${JSON.stringify(gate)}) && Date.now() < until) {}\ngateOpen(${JSON.stringify(gate)}) ? "released" : "timed out"`);
+    const started = await streamContaining(k, "started", from);
+    writeFileSync(gate, "");
+    const { reply, outputs } = await running;
+    expect(ofType(outputs, "execute_result")[0].content.data["text/plain"]).toBe("'released'");
+    expect(k.iopubLog.slice(from).filter((m) => m.header.msg_type === "stream" && m.content.text.includes("started"))).toHaveLength(1);
+    expect((started.parent_header as any).msg_id).toBe(reply.parent_header.msg_id);
   });
 
   test("a const may be declared again by a later cell; state persists", async () => {
@@ -81,13 +95,24 @@ describe("kernel protocol", () => {
   });
 
   test("requests queued behind a failed cell are aborted", async () => {
-    const first = k.execute('await new Promise((r) => setTimeout(r, 300)); throw new Error("boom")');
-    await sleep(50);
-    const second = k.execute("1");
-    const third = k.execute("2");
-    expect((await first).reply.content.status).toBe("error");
-    expect((await second).reply.content.status).toBe("aborted");
-    expect((await third).reply.content.status).toBe("aborted");
+    // A gate cell holds the kernel until the failing cell and the two behind it have been sent (in this tick, in
+    // order, on the one shell socket): it waits for an input() that the client answers only after sending them, so
+    // all three are waiting in the kernel when the failing cell runs, however slowly either side is scheduled.
+    // (A cell that slept 300 ms while the test slept 50 ms before sending the rest failed under load: the client
+    // was descheduled longer than the difference, and the second request arrived after the error.)
+    k.onStdinRequest = (m) => (m.content.prompt === "open? " ? "yes" : "?");
+    try {
+      const gate = k.execute('await input("open? ")');
+      const first = k.execute('throw new Error("boom")');
+      const second = k.execute("1");
+      const third = k.execute("2");
+      expect((await gate).reply.content.status).toBe("ok");
+      expect((await first).reply.content.status).toBe("error");
+      expect((await second).reply.content.status).toBe("aborted");
+      expect((await third).reply.content.status).toBe("aborted");
+    } finally {
+      k.onStdinRequest = undefined;
+    }
     expect((await k.execute("3")).reply.content.status).toBe("ok");
   });
 
@@ -155,7 +180,8 @@ describe("kernel protocol", () => {
     expect(info).toEqual({ status: "ok", comms: {} });
     const before = k.iopubLog.length;
     await k.send(k.shell, "comm_open", { comm_id: "c1", target_name: "nope", data: {} });
-    await sleep(300);
+    // The shell runs in order: once a later request is answered, the comm_close (if any) was published before it.
+    await k.request("kernel_info_request", {});
     const closes = k.iopubLog.slice(before).filter((m) => m.header.msg_type === "comm_close");
     expect(closes[0]?.content.comm_id).toBe("c1");
   });
@@ -165,9 +191,9 @@ describe("kernel protocol", () => {
       content: { code: "globalThis.hacked = true", silent: false }, buffers: [] };
     const before = k.iopubLog.length;
     await k.shell.send(encode(msg as any, new Signer("wrong-key")));
-    await sleep(300);
-    expect(k.iopubLog.slice(before).filter((m) => (m.parent_header as any).msg_id === msg.header.msg_id)).toEqual([]);
+    // The shell runs in order: once this later cell is answered, whatever the forged one caused was published.
     const { outputs } = await k.execute("typeof (globalThis as any).hacked");
+    expect(k.iopubLog.slice(before).filter((m) => (m.parent_header as any).msg_id === msg.header.msg_id)).toEqual([]);
     expect(ofType(outputs, "execute_result")[0].content.data["text/plain"]).toBe("'undefined'");
   });
 
@@ -185,10 +211,20 @@ describe("interrupt and heartbeat", () => {
   beforeAll(async () => { k = await startKernel(); });
   afterAll(async () => { await k.shutdown(); });
 
+  /**
+   * Starts `code` after a line that prints "running", and resolves once that line has arrived, with the request
+   * still in flight (wrapped: an async function that returned the promise itself would wait for the cell to end).
+   */
+  async function startRunning(code: string): Promise<{ running: ReturnType<KernelClient["execute"]> }> {
+    const from = k.iopubLog.length;
+    const running = k.execute(`console.log("running");\n${code}`);
+    await streamContaining(k, "running", from);
+    return { running };
+  }
+
   async function interruptAfter(code: string, how: "message" | "signal") {
     await k.execute("const keep = 123;");
-    const running = k.execute(code);
-    await sleep(400);
+    const { running } = await startRunning(code); // interrupted once it runs, not while it is still being compiled
     const t0 = Date.now();
     if (how === "message") await k.request("interrupt_request", {}, "control");
     else k.proc!.kill("SIGINT");
@@ -196,7 +232,9 @@ describe("interrupt and heartbeat", () => {
     const elapsed = Date.now() - t0;
     expect(reply.content.status).toBe("error");
     expect(reply.content.ename).toBe("InterruptError");
-    expect(elapsed).toBeLessThan(1000);
+    // Uninterrupted, each of these cells runs forever (or 60 s): ending well before says the interrupt ended it,
+    // with room for a loaded machine.
+    expect(elapsed).toBeLessThan(10000);
     const after = await k.execute("keep");
     expect(ofType(after.outputs, "execute_result")[0].content.data["text/plain"]).toBe("123");
   }
@@ -207,8 +245,7 @@ describe("interrupt and heartbeat", () => {
   test("SIGINT stops an awaiting cell", () => interruptAfter("await new Promise((r) => setTimeout(r, 60000));", "signal"));
 
   test("the cell's AbortSignal fires on interrupt", async () => {
-    const running = k.execute("const seen: string[] = [];\ncell.signal.addEventListener('abort', () => seen.push('aborted'));\nawait new Promise(() => {});");
-    await sleep(300);
+    const { running } = await startRunning("const seen: string[] = [];\ncell.signal.addEventListener('abort', () => seen.push('aborted'));\nawait new Promise(() => {});");
     await k.request("interrupt_request", {}, "control");
     await running;
     const { outputs } = await k.execute("seen");
@@ -216,25 +253,56 @@ describe("interrupt and heartbeat", () => {
   });
 
   test("heartbeat answers while a cell runs a synchronous loop", async () => {
-    const running = k.execute("while (true) {}");
-    await sleep(300);
+    const { running } = await startRunning("while (true) {}");
     const hb = new zmq.Request();
     hb.connect(`tcp://127.0.0.1:${k.info.hb_port}`);
-    hb.receiveTimeout = 1000;
+    hb.receiveTimeout = 10000; // answered by the socket thread while the main thread spins; the bound leaves room for load
     await hb.send("ping");
     const [echo] = await hb.receive();
     expect(echo.toString()).toBe("ping");
     hb.close();
-    const usage = await k.request("usage_request", {}, "control", 2000);
+    const usage = await k.request("usage_request", {}, "control", 10000);
     expect(usage.reply.content.status).toBe("ok");
     await k.request("interrupt_request", {}, "control");
     expect((await running).reply.content.ename).toBe("InterruptError");
   });
 
+  test("an interrupt sent right behind its cell's request stops that cell, even one not begun yet", async () => {
+    await k.execute("const kept = 'still here';");
+    for (let i = 0; i < 10; i++) {
+      // A new text each time: the kernel compiles it before the cell begins, and the interrupt may come meanwhile.
+      const running = k.execute(`let spins${i} = 0;\nfor (;;) spins${i}++;`);
+      await k.request("interrupt_request", {}, "control");
+      const { reply } = await running;
+      expect([reply.content.status, reply.content.ename]).toEqual(["error", "InterruptError"]);
+      const after = await k.execute("kept");
+      expect(ofType(after.outputs, "execute_result")[0]?.content.data["text/plain"]).toBe("'still here'");
+    }
+  });
+
+  test("an interrupt of an idle kernel stops nothing later", async () => {
+    for (let i = 0; i < 5; i++) {
+      await k.request("interrupt_request", {}, "control");
+      const { reply, outputs } = await k.execute(`${i} + 1`);
+      expect(reply.content.status).toBe("ok");
+      expect(ofType(outputs, "execute_result")[0]?.content.data["text/plain"]).toBe(String(i + 1));
+    }
+  });
+
+  test("a cell sent as soon as a failed cell's reply came runs (only requests that came during the failure are aborted)", async () => {
+    for (let i = 0; i < 20; i++) {
+      expect((await k.execute(`throw new Error("fails ${i}")`)).reply.content.status).toBe("error");
+      const { reply, outputs } = await k.execute(`${i} * 2`);
+      expect(reply.content.status).toBe("ok");
+      expect(ofType(outputs, "execute_result")[0]?.content.data["text/plain"]).toBe(String(i * 2));
+    }
+  });
+
   test("cells queued behind an interrupted cell are aborted", async () => {
-    const running = k.execute("while (true) {}");
-    const queued = k.execute("1");
-    await sleep(300);
+    const from = k.iopubLog.length;
+    const running = k.execute('console.log("running");\nwhile (true) {}');
+    const queued = k.execute("1"); // sent in the same tick, behind it on the shell socket
+    await streamContaining(k, "running", from);
     await k.request("interrupt_request", {}, "control");
     expect((await running).reply.content.status).toBe("error");
     expect((await queued).reply.content.status).toBe("aborted");
@@ -260,7 +328,7 @@ describe("start", () => {
     const pid = Number(sh.stdout.trim());
     expect(pid).toBeGreaterThan(0);
     const alive = () => { try { process.kill(pid, 0); return true; } catch { return false; } };
-    const deadline = Date.now() + 10000;
+    const deadline = Date.now() + 30000; // the kernel must start before it can notice, which takes long under load
     while (alive() && Date.now() < deadline) await sleep(100);
     const stillAlive = alive();
     if (stillAlive) process.kill(pid, "SIGKILL");
@@ -315,9 +383,10 @@ describe("shutdown", () => {
 
   test("a shutdown while a cell spins still ends the process", async () => {
     const k = await startKernel();
-    void k.execute("while (true) {}").catch(() => undefined);
-    await sleep(300);
-    const { reply } = await k.request("shutdown_request", { restart: false }, "control", 5000);
+    const from = k.iopubLog.length;
+    void k.execute('console.log("running");\nwhile (true) {}').catch(() => undefined);
+    await streamContaining(k, "running", from);
+    const { reply } = await k.request("shutdown_request", { restart: false }, "control", 20000);
     expect(reply.content.status).toBe("ok");
     const code = await new Promise((r) => k.proc!.exitCode !== null || k.proc!.signalCode ? r(k.proc!.exitCode) : k.proc!.once("exit", r));
     expect(code === 0 || code === null).toBe(true);

@@ -10,7 +10,8 @@ import * as zmq from "zeromq";
 import { KernelClient } from "../../kernel/transport/client";
 import { decode, encode, Signer } from "../../kernel/protocol/wire";
 import { Message, newHeader, reply } from "../../kernel/protocol/message";
-import { ofType, sleep, startKernel, stdout } from "../helpers";
+import { ofType, sleep, startKernel, stdout, streamContaining } from "../helpers";
+import { untilTypesKnown } from "./engine_helpers";
 
 jest.setTimeout(60000);
 
@@ -30,7 +31,8 @@ function childrenOf(k: KernelClient, from: number, msgId: string): Message[] {
   return k.iopubLog.slice(from).filter((m) => (m.parent_header as any).msg_id === msgId);
 }
 
-async function until(cond: () => boolean, ms = 3000): Promise<void> {
+// 30 s: a loaded machine may take seconds to answer (jest gives up at 60 s).
+async function until(cond: () => boolean, ms = 30000): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > end) throw new Error("condition not met in time");
@@ -102,10 +104,11 @@ describe("transport", () => {
   test("the status around a control request gets out while a cell spins (relayed from the socket thread)", async () => {
     const k = await startKernel({ env: historyEnv() });
     try {
-      const running = k.execute("let n = 0;\nwhile (true) { n++; }");
-      await sleep(200);
+      const started = k.iopubLog.length;
+      const running = k.execute('console.log("running");\nlet n = 0;\nwhile (true) { n++; }');
+      await streamContaining(k, "running", started); // it spins now: the main thread cannot answer
       const from = k.iopubLog.length;
-      const { reply } = await k.request("usage_request", {}, "control", 2000);
+      const { reply } = await k.request("usage_request", {}, "control", 10000);
       const states = childrenOf(k, from, reply.parent_header.msg_id).filter((m) => m.header.msg_type === "status").map((m) => m.content.execution_state);
       expect(states).toEqual(["busy", "idle"]);
       await k.request("interrupt_request", {}, "control");
@@ -123,15 +126,19 @@ describe("kernel_info, pager and history", () => {
   afterAll(async () => { await k.shutdown(); });
 
   test("kernel_info_request on control is answered, even while a cell spins", async () => {
-    const running = k.execute("while (true) {}");
-    await sleep(200);
-    const { reply } = await k.request("kernel_info_request", {}, "control", 2000);
+    const from = k.iopubLog.length;
+    const running = k.execute('console.log("running");\nwhile (true) {}');
+    await streamContaining(k, "running", from); // it spins now
+    const { reply } = await k.request("kernel_info_request", {}, "control", 10000);
     expect(reply.content).toMatchObject({ status: "ok", implementation: "tsgpu", language_info: { name: "typescript" } });
     await k.request("interrupt_request", {}, "control");
     expect((await running).reply.content.ename).toBe("InterruptError");
   });
 
   test.each(["?Math.max", "Math.max?", "%pinfo Math.max"])("%s answers with a pager payload", async (code) => {
+    // The page comes from the type checker, which loads in the background after start (seconds on a loaded
+    // machine; until then the runtime's plainer answer): wait for it rather than race it.
+    await untilTypesKnown(k);
     const { reply, outputs } = await k.execute(code);
     expect(reply.content.status).toBe("ok");
     expect(reply.content.payload).toHaveLength(1);
@@ -217,7 +224,7 @@ describe("comms", () => {
     expect(stdout(replies)).toBe('got {"n":1}\n');
 
     await k.send(k.shell, "comm_close", { comm_id: "c-echo", data: { bye: true } });
-    await sleep(100);
+    // The shell runs in order: the comm_info_request below is answered after the comm_close was handled.
     expect((await k.request("comm_info_request", {})).reply.content.comms).toEqual({});
     const { outputs } = await k.execute("received");
     expect(ofType(outputs, "execute_result")[0].content.data["text/plain"]).toBe("[ { who: 'lab' }, { n: 1 }, { closed: { bye: true } } ]");

@@ -292,7 +292,7 @@ def stderr_of_cell(kc, code, timeout=60):
 class LauncherCheckerTests(unittest.TestCase):
     """The Enterprise Gateway kernelspec runs `tsgpu launch` through `tsgpu-launch --checker KEY`, which starts
     the type checker's process from the start file that `tsgpu install` wrote beside the snapshot; the kernel
-    takes it over (native/src/launch/early_checker.c)."""
+    takes it over (kernel/launch/early_checker.c)."""
 
     @classmethod
     def setUpClass(cls):

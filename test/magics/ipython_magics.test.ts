@@ -7,6 +7,7 @@
 import { KernelClient } from "../../kernel/transport/client";
 import { ofType, startKernel, stdout } from "../helpers";
 import { bundle, ok } from "./magic_helpers";
+import { magicMime } from "../../magics/mime";
 
 jest.setTimeout(60000);
 
@@ -22,9 +23,9 @@ describe("IPython's magics", () => {
   test("%who and %whos list the variables; %whos shows tensors' shape, dtype, device and bytes", async () => {
     await ok(k, 'const t = torch.zeros([10, 20], { device: "cpu" });\nconst n = 3;\nconst label = "x";');
     expect(bundle(await ok(k, "%who"))["text/plain"].split("\t")).toEqual(expect.arrayContaining(["t", "n", "label"]));
-    expect(bundle(await ok(k, "%who Tensor"))["application/json"].names).toEqual(["t"]);
+    expect(bundle(await ok(k, "%who Tensor"))[magicMime("who")].names).toEqual(["t"]);
     const whos = bundle(await ok(k, "%whos"));
-    expect(whos["application/json"].variables.find((v: any) => v.name === "t")).toMatchObject({ type: "Tensor", shape: [10, 20], dtype: "float32", device: "cpu", nbytes: 800 });
+    expect(whos[magicMime("whos")].variables.find((v: any) => v.name === "t")).toMatchObject({ type: "Tensor", shape: [10, 20], dtype: "float32", device: "cpu", nbytes: 800 });
     expect(whos["text/plain"]).toMatch(/^t\s+Tensor\s+\[10, 20\] float32 on cpu, 800 B$/m);
   });
 
@@ -45,16 +46,16 @@ describe("IPython's magics", () => {
   });
 
   test("%timeit picks 10^k loops as IPython does, or takes -n and -r", async () => {
-    const auto = bundle(await ok(k, "%timeit -r 3 for (let i = 0; i < 100000; i++) {}"))["application/json"];
+    const auto = bundle(await ok(k, "%timeit -r 3 for (let i = 0; i < 100000; i++) {}"))[magicMime("timeit")];
     expect(Math.log10(auto.loops) % 1).toBe(0);
     // The chosen count is the first power of ten whose batch took at least 0.2 s (or 10^9).
     expect(auto.all_runs_s.every((t: number) => t > 0)).toBe(true);
     expect(auto.repeat).toBe(3);
     expect(auto.all_runs_s).toHaveLength(3);
     const fixed = bundle(await ok(k, "%timeit -n 3 -r 2 torch.zeros([8]).dispose()"));
-    expect(fixed["application/json"]).toMatchObject({ loops: 3, repeat: 2 });
+    expect(fixed[magicMime("timeit")]).toMatchObject({ loops: 3, repeat: 2 });
     expect(fixed["text/plain"]).toMatch(/ per loop \(mean ± std\. dev\. of 2 runs, 3 loops each\)$/);
-    const cell = bundle(await ok(k, "%%timeit -n 2 -r 2\nconst v = torch.zeros([4]);\nv.dispose();"))["application/json"];
+    const cell = bundle(await ok(k, "%%timeit -n 2 -r 2\nconst v = torch.zeros([4]);\nv.dispose();"))[magicMime("timeit")];
     expect(cell).toMatchObject({ loops: 2, repeat: 2 });
     expect(ofType(await ok(k, "%timeit -q -n 1 -r 1 1 + 1"), "display_data")).toHaveLength(0);
     const bad = await k.execute("%timeit -n zero 1");
@@ -64,7 +65,7 @@ describe("IPython's magics", () => {
   test("%env shows and sets environment variables", async () => {
     expect(stdout(await ok(k, "%env TSGPU_TEST_VAR=hello world"))).toBe("env: TSGPU_TEST_VAR=hello world\n");
     expect(stdout(await ok(k, "%env TSGPU_TEST_VAR"))).toBe("hello world\n");
-    expect(bundle(await ok(k, "%env"))["application/json"].TSGPU_TEST_VAR).toBe("hello world");
+    expect(bundle(await ok(k, "%env"))[magicMime("env")].TSGPU_TEST_VAR).toBe("hello world");
     expect(result(await ok(k, "process.env.TSGPU_TEST_VAR"))).toBe("'hello world'");
   });
 
@@ -78,7 +79,7 @@ describe("IPython's magics", () => {
     // magic reports is what the two variables held.
     await ok(k, "%reset_selective -f ^no_such_name$");
     await ok(k, 'const tmp_a = torch.zeros([1024], { device: "cpu" });\nconst tmp_b = torch.zeros([1024], { device: "cpu" });\nconst keepMe = 1;');
-    const json = bundle(await ok(k, "%reset_selective -f ^tmp_"))["application/json"];
+    const json = bundle(await ok(k, "%reset_selective -f ^tmp_"))[magicMime("reset_selective")];
     expect(json.dropped.sort()).toEqual(["tmp_a", "tmp_b"]);
     expect(json).toMatchObject({ freed_tensors: 2, freed_bytes: 8192 });
     expect(result(await ok(k, "keepMe"))).toBe("1");
@@ -90,7 +91,7 @@ describe("IPython's magics", () => {
     await ok(k, 'registerMagic("shout", (args: string) => args.toUpperCase());\nregisterMagic("count_lines", (args: string, body: string) => body.split("\\n").filter(Boolean).length, { cell: true });');
     expect(result(await ok(k, '%shout hello "there"'))).toBe("'HELLO \"THERE\"'");
     expect(result(await ok(k, "%%count_lines\na\nb\nc"))).toBe("3");
-    expect(bundle(await ok(k, "%lsmagic"))["application/json"].cell).toContain("count_lines");
+    expect(bundle(await ok(k, "%lsmagic"))[magicMime("lsmagic")].cell).toContain("count_lines");
     const bad = await k.execute('registerMagic("no spaces allowed", () => 1)');
     expect(bad.reply.content.evalue).toContain('expected a name of letters, digits and _ for name, got "no spaces allowed"');
   });
@@ -107,7 +108,7 @@ describe("IPython's magics", () => {
     await ok(k, 'const hog = torch.zeros([12 * 1024 * 1024], { device: "cpu" }); // 48 MiB of 64');
     const oom = await k.execute('const big = torch.zeros([8 * 1024 * 1024], { device: "cpu" }); // 32 MiB more');
     expect(oom.reply.content.ename).toBe("OutOfMemoryError");
-    const reset = bundle(await ok(k, "%reset -f"))["application/json"];
+    const reset = bundle(await ok(k, "%reset -f"))[magicMime("reset")];
     expect(reset.freed_bytes).toBeGreaterThanOrEqual(48 * 2 ** 20);
     await ok(k, "%empty_cache");
     expect((await k.execute('const big = torch.zeros([8 * 1024 * 1024], { device: "cpu" });')).reply.content.status).toBe("ok");

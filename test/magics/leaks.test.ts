@@ -7,8 +7,9 @@
  * it, and after the remedy allocated memory is back where it was.
  */
 import { KernelClient } from "../../kernel/transport/client";
-import { startKernel, sleep } from "../helpers";
+import { startKernel, streamContaining } from "../helpers";
 import { allocated, holders, ok } from "./magic_helpers";
+import { magicMime } from "../../magics/mime";
 
 jest.setTimeout(60000);
 
@@ -25,7 +26,7 @@ describe("leak paths: held, named, then freed", () => {
     expect(await allocated(k)).toBe(base + 4 * MiB);
     const h = await holders(k);
     expect(h.holders.find((g) => g.label === "model.layers[3].weight")).toMatchObject({ kind: "variable", bytes: MiB, tensors: 1 });
-    const freed = (await ok(k, "%xdel model")).find((m) => m.header.msg_type === "display_data")!.content.data["application/json"];
+    const freed = (await ok(k, "%xdel model")).find((m) => m.header.msg_type === "display_data")!.content.data[magicMime("xdel")];
     expect(freed).toMatchObject({ freed_tensors: 4, freed_bytes: 4 * MiB });
     expect(await allocated(k)).toBe(base);
   });
@@ -51,15 +52,16 @@ describe("leak paths: held, named, then freed", () => {
     expect(await allocated(k)).toBe(base + MiB);
     const h = await holders(k);
     expect(h.holders.find((g) => g.label === `the kept error of cell ${n} (.input)`)).toMatchObject({ kind: "error", bytes: MiB, cell: n });
-    const json = (await ok(k, "%reset -f")).find((m) => m.header.msg_type === "display_data")!.content.data["application/json"];
+    const json = (await ok(k, "%reset -f")).find((m) => m.header.msg_type === "display_data")!.content.data[magicMime("reset")];
     expect(json.kept_error_cleared).toBe(true);
     expect(await allocated(k)).toBe(base);
   });
 
   test("an interrupted cell: its suspended frames hold a local; %reset -f frees it", async () => {
     const base = await allocated(k);
-    const running = k.execute('async function work() {\n  const local = torch.zeros([256 * 1024], { device: "cpu" });\n  await new Promise((r) => setTimeout(r, 600000));\n  return local.numel;\n}\nawait work();');
-    await sleep(1000);
+    const from = k.iopubLog.length;
+    const running = k.execute('async function work() {\n  const local = torch.zeros([256 * 1024], { device: "cpu" });\n  console.log("waiting");\n  await new Promise((r) => setTimeout(r, 600000));\n  return local.numel;\n}\nawait work();');
+    await streamContaining(k, "waiting", from); // interrupted at its await, not while it is still being compiled
     await k.request("interrupt_request", {}, "control");
     const { reply } = await running;
     expect(reply.content.ename).toBe("InterruptError");
@@ -71,7 +73,7 @@ describe("leak paths: held, named, then freed", () => {
     expect(g.label).toContain("the frames of `work` (Cell In[" + n + "], line 1), suspended at an await");
     expect(g.label).toContain(`interrupted cell ${n} (a pending timer keeps it waiting)`);
     expect(g.bytes).toBe(MiB);
-    const json = (await ok(k, "%reset -f")).find((m) => m.header.msg_type === "display_data")!.content.data["application/json"];
+    const json = (await ok(k, "%reset -f")).find((m) => m.header.msg_type === "display_data")!.content.data[magicMime("reset")];
     expect(json.timers_stopped).toBe(1);
     expect(await allocated(k)).toBe(base);
   });
@@ -101,7 +103,7 @@ describe("leak paths: held, named, then freed", () => {
     const h = await holders(k);
     expect(h.holders.find((x) => x.kind === "unreachable") ?? h.holders).toMatchObject({ label: "unreachable, waiting for garbage collection", bytes: MiB });
     expect(await allocated(k)).toBe(base);
-    const json = (await ok(k, "%empty_cache")).find((m) => m.header.msg_type === "display_data")!.content.data["application/json"];
+    const json = (await ok(k, "%empty_cache")).find((m) => m.header.msg_type === "display_data")!.content.data[magicMime("empty_cache")];
     const cpu = json.devices.find((d: any) => d.device === "cpu");
     expect(cpu.allocated).toBe(base);
     expect(cpu.released_bytes).toBeGreaterThan(0);

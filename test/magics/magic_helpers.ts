@@ -2,6 +2,7 @@
 import type { KernelClient } from "../../kernel/transport/client";
 import type { Message } from "../../kernel/protocol/message";
 import { ofType } from "../helpers";
+import { magicMime } from "../../magics/mime";
 
 /** The one display_data bundle a magic showed. */
 export function bundle(outputs: Message[]): Record<string, any> {
@@ -17,15 +18,19 @@ export async function ok(k: KernelClient, code: string): Promise<Message[]> {
   return outputs;
 }
 
-/** torch.memory.allocated("cpu") in the kernel. */
+/**
+ * torch.memory.allocated("cpu") in the kernel, read after a garbage collection there: tensors that nothing
+ * references any more (temporaries of earlier cells) are freed first rather than whenever the collector runs, so
+ * two readings differ only by what the kernel still holds.
+ */
 export async function allocated(k: KernelClient): Promise<number> {
-  const { outputs } = await k.execute('torch.memory.allocated("cpu")', { store_history: false });
+  const { outputs } = await k.execute('torch.memory.collectGarbage();\ntorch.memory.allocated("cpu")', { store_history: false });
   return Number(ofType(outputs, "execute_result")[0].content.data["text/plain"]);
 }
 
 /** `%memory --tensors`' JSON: holder groups and tensors. */
 export async function holders(k: KernelClient): Promise<{ holders: { label: string; kind: string; bytes: number; tensors: number; cell: number | null }[]; tensors: any[] }> {
-  return bundle(await ok(k, "%memory --tensors"))["application/json"];
+  return bundle(await ok(k, "%memory --tensors"))[magicMime("memory")];
 }
 
 /** Every HTML a magic writes stands alone: no scripts, no external sheets or images. */

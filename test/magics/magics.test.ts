@@ -1,13 +1,15 @@
 /** %memory, %reset and %empty_cache through a real kernel, on the CPU device. */
 import { KernelClient } from "../../kernel/transport/client";
 import { ofType, startKernel, stdout } from "../helpers";
+import { magicMime } from "../../magics/mime";
 
 jest.setTimeout(60000);
 
-function json(outputs: any[]): any {
+/** The data of the one display_data a magic showed, under the type named after the magic. */
+function json(outputs: any[], magic: string): any {
   const d = ofType(outputs, "display_data");
   expect(d).toHaveLength(1);
-  return d[0].content.data["application/json"];
+  return d[0].content.data[magicMime(magic)];
 }
 
 function cpu(mem: any): any {
@@ -26,14 +28,14 @@ describe("magics", () => {
     const [d] = ofType(outputs, "display_data");
     expect(d.content.data["text/html"]).toContain("<table");
     expect(d.content.data["text/plain"]).toContain("cpu");
-    const mem = cpu(d.content.data["application/json"]);
+    const mem = cpu(d.content.data[magicMime("memory")]);
     expect(mem.allocated).toBe(4000256 + 512);
     expect(mem.stats["allocation.all.current"]).toBe(2);
     expect(mem.stats["allocation.small_pool.current"]).toBe(1);
     expect(mem.stats["allocation.large_pool.current"]).toBe(1);
     expect(mem.stats["segment.all.current"]).toBe(2);
     expect(mem.reserved).toBe(20 * 2 ** 20 + 2 * 2 ** 20);
-    expect(d.content.data["application/json"].tensors.map((t: any) => t.shape)).toEqual(expect.arrayContaining([[1000, 1000], [100]]));
+    expect(d.content.data[magicMime("memory")].tensors.map((t: any) => t.shape)).toEqual(expect.arrayContaining([[1000, 1000], [100]]));
   });
 
   test("%memory --summary shows PyTorch's table layout", async () => {
@@ -49,11 +51,11 @@ describe("magics", () => {
     await k.execute('const x = torch.randn([1000, 1000], { device: "cpu" });');
     // A result kept in the output history holds its tensor too, as IPython's Out does.
     await k.execute('torch.ones([500, 500], { device: "cpu" })');
-    const before = cpu(json((await k.execute("%memory")).outputs));
+    const before = cpu(json((await k.execute("%memory")).outputs, "memory"));
     expect(before.allocated).toBe(4000256 + 1000448);
     const { reply, outputs } = await k.execute("%reset -f");
     expect(reply.content.status).toBe("ok");
-    const report = json(outputs);
+    const report = json(outputs, "reset");
     expect(report.dropped).toContain("x");
     const dev = report.devices.find((d: any) => d.device === "cpu");
     expect(dev.freed).toBe(4000256 + 1000448);
@@ -63,6 +65,14 @@ describe("magics", () => {
     // The kernel keeps working, and names can be declared again.
     const again = await k.execute("const x = 5; x");
     expect(ofType(again.outputs, "execute_result")[0].content.data["text/plain"]).toBe("5");
+  });
+
+  test("%reset -f does not list a const whose cell threw before assigning it", async () => {
+    await k.execute("const kept = 1;");
+    await k.execute('const boom = (() => { throw new Error("no"); })();');
+    const report = json((await k.execute("%reset -f")).outputs, "reset");
+    expect(report.dropped).toContain("kept");
+    expect(report.dropped).not.toContain("boom");
   });
 
   test("after %reset -f the names it removed are undeclared, as names never declared are", async () => {
@@ -90,14 +100,14 @@ describe("magics", () => {
     expect(stdout(no.outputs)).toContain("Nothing done.");
     k.onStdinRequest = () => "y";
     const yes = await k.execute("%reset");
-    expect(json(yes.outputs).dropped).toContain("kept");
+    expect(json(yes.outputs, "reset").dropped).toContain("kept");
     k.onStdinRequest = undefined;
   });
 
   test("%empty_cache releases cached segments and says what it kept and why", async () => {
     await k.execute('const keep = torch.randn([1000, 1000], { device: "cpu" });\nconst tmp = torch.randn([5000, 1000], { device: "cpu" });\ntmp.dispose();');
     const { outputs } = await k.execute("%empty_cache");
-    const r = json(outputs).devices.find((d: any) => d.device === "cpu");
+    const r = json(outputs, "empty_cache").devices.find((d: any) => d.device === "cpu");
     expect(r.released_bytes).toBe(20 * 2 ** 20); // 20,000,000 bytes: a segment of its own, rounded to 2 MiB
     expect(r.reserved_after).toBe(20 * 2 ** 20);
     expect(r.kept_segments).toBe(1);

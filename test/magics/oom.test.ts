@@ -5,6 +5,7 @@
  */
 import { KernelClient } from "../../kernel/transport/client";
 import { ofType, startKernel } from "../helpers";
+import { magicMime } from "../../magics/mime";
 
 jest.setTimeout(60000);
 
@@ -39,7 +40,7 @@ describe("out of memory in a cell", () => {
   test("%memory still answers after the failure", async () => {
     const { reply, outputs } = await k.execute("%memory cpu");
     expect(reply.content.status).toBe("ok");
-    const mem = ofType(outputs, "display_data")[0].content.data["application/json"];
+    const mem = ofType(outputs, "display_data")[0].content.data[magicMime("memory")];
     expect(mem.devices[0].stats.num_ooms).toBe(1);
   });
 });

@@ -6,6 +6,7 @@
 import { KernelClient } from "../../kernel/transport/client";
 import { ofType, startKernel } from "../helpers";
 import { bundle, ok } from "./magic_helpers";
+import { magicMime } from "../../magics/mime";
 
 jest.setTimeout(60000);
 
@@ -27,7 +28,7 @@ describe("%memory --tensors: the cell and line that made each tensor", () => {
     const made = await k.execute('// cell 2\nconst small = torch.zeros([16], { device: "cpu" });\nconst big = torch.zeros([1024, 1024], { device: "cpu" }); // 4 MiB');
     expect(made.reply.content.execution_count).toBe(2);
     const data = bundle(await ok(k, "%memory --tensors"));
-    const json = data["application/json"];
+    const json = data[magicMime("memory")];
     const big = json.tensors.find((t: any) => t.holders.includes("big"));
     const small = json.tensors.find((t: any) => t.holders.includes("small"));
     expect(big).toMatchObject({ nbytes: 4 * MiB, site: "Cell In[2], line 3", cell: 2, line: 3 });
@@ -59,7 +60,7 @@ describe("%memory --tensors: the cell and line that made each tensor", () => {
       "JSON.stringify([c1 - c0, torch.memory.siteCaptureCount() - c1])",
     ].join("\n"));
     expect(counts).toEqual([0, 1]);
-    const json = bundle(await ok(k, "%memory --tensors"))["application/json"];
+    const json = bundle(await ok(k, "%memory --tensors"))[magicMime("memory")];
     const cell = json.tensors.find((t: any) => t.holders.includes("large")).cell;
     expect(json.sites.find((s: any) => s.site === `Cell In[${cell}], line 4`)).toMatchObject({ tensors: 1, bytes: MiB });
     expect(json.sites.find((s: any) => s.site === `Cell In[${cell}]`)).toMatchObject({ line: null, tensors: 500, bytes: 500 * 1024 });
@@ -70,7 +71,7 @@ describe("%memory --tensors: the cell and line that made each tensor", () => {
     const made = await k.execute('const a1 = torch.zeros([8], { device: "cpu" });\nconst a2 = torch.zeros([8], { device: "cpu" });');
     const n = made.reply.content.execution_count;
     await ok(k, "%memory cpu --history off");
-    const json = bundle(await ok(k, "%memory --tensors"))["application/json"];
+    const json = bundle(await ok(k, "%memory --tensors"))[magicMime("memory")];
     expect(json.tensors.find((t: any) => t.holders.includes("a1"))).toMatchObject({ site: `Cell In[${n}], line 1`, cell: n, line: 1 });
     expect(json.tensors.find((t: any) => t.holders.includes("a2"))).toMatchObject({ site: `Cell In[${n}], line 2`, cell: n, line: 2 });
   });
@@ -79,7 +80,7 @@ describe("%memory --tensors: the cell and line that made each tensor", () => {
     const def = await k.execute("function makeBig() {\n  return torch.ones([512, 1024], { device: \"cpu\" });\n}");
     const defCell = def.reply.content.execution_count;
     const use = await k.execute("const fromFn = makeBig();");
-    const json = bundle(await ok(k, "%memory --tensors"))["application/json"];
+    const json = bundle(await ok(k, "%memory --tensors"))[magicMime("memory")];
     const t = json.tensors.find((x: any) => x.holders.includes("fromFn"));
     expect(use.reply.content.execution_count).toBe(defCell + 1);
     expect(t).toMatchObject({ site: `Cell In[${defCell}], line 2`, cell: defCell, line: 2 });

@@ -1,6 +1,7 @@
 /** %memory --where and --history: live memory grouped by the cell and line that allocated it, through a real kernel. */
 import { KernelClient } from "../../kernel/transport/client";
 import { ofType, startKernel } from "../helpers";
+import { magicMime } from "../../magics/mime";
 
 jest.setTimeout(60000);
 
@@ -18,7 +19,7 @@ describe("%memory --where", () => {
   test("names the cell and line of each live allocation, as HTML, text and JSON", async () => {
     const on = await k.execute("%memory cpu --history on");
     expect(on.reply.content.status).toBe("ok");
-    expect(display(on.outputs)["application/json"]).toEqual({ history: true, devices: ["cpu"] });
+    expect(display(on.outputs)[magicMime("memory")]).toEqual({ history: true, devices: ["cpu"] });
     // Cell 2: two allocations on lines 2 and 3 (the type annotation on line 1 is stripped by the compiler).
     const made = await k.execute('type T = number;\nconst big = torch.empty([1024, 1024], { device: "cpu" });\nconst small = [1, 2, 3].map(() => torch.empty([10], { device: "cpu" }));');
     expect(made.reply.content.status).toBe("ok");
@@ -28,7 +29,7 @@ describe("%memory --where", () => {
     const { reply, outputs } = await k.execute("%memory --where");
     expect(reply.content.status).toBe("ok");
     const data = display(outputs);
-    const sites = data["application/json"].where;
+    const sites = data[magicMime("memory")].where;
     expect(sites).toEqual([
       { device: "cpu", site: `Cell In[${cellNo}], line 2`, cell: `Cell In[${cellNo}]`, cell_number: cellNo, line: 2, allocations: 1, bytes: 4 * 2 ** 20, requested_bytes: 4 * 2 ** 20 },
       { device: "cpu", site: `Cell In[${cellNo}], line 3`, cell: `Cell In[${cellNo}]`, cell_number: cellNo, line: 3, allocations: 3, bytes: 3 * 512, requested_bytes: 120 },
@@ -42,7 +43,7 @@ describe("%memory --where", () => {
     await k.execute("%memory --history off");
     await k.execute('const late = torch.empty([100], { device: "cpu" });');
     const data = display((await k.execute("%memory --where")).outputs);
-    const unknown = data["application/json"].where.find((s: any) => s.site === "(no stack recorded)");
+    const unknown = data[magicMime("memory")].where.find((s: any) => s.site === "(no stack recorded)");
     expect(unknown).toMatchObject({ allocations: 1, bytes: 512, cell: null, cell_number: null, line: null });
     expect(data["text/plain"]).toContain("%memory --history on");
   });

@@ -13,13 +13,7 @@
  * Run on a GPU machine: node node_modules/jest/bin/jest.js dist/test/native/cuda
  */
 import * as torch from '../../native/index';
-
-const available = torch.cuda.isAvailable();
-const cudaTest = available ? test : test.skip;
-if (!available) {
-  // eslint-disable-next-line no-console
-  console.log(`CUDA kernel path tests skipped: ${torch.cuda.unavailableReason()}`);
-}
+import { cudaTest } from '../skip';
 
 type T = torch.Tensor;
 const FLOATS: torch.DType[] = ['float32', 'float64', 'float16', 'bfloat16'];

@@ -11,14 +11,8 @@
  * Run on a GPU machine: node node_modules/jest/bin/jest.js dist/test/native/cuda_launch_queue
  */
 import * as torch from '../../native/index';
-import { collectGarbage } from './helpers';
-
-const available = torch.cuda.isAvailable();
-const cudaTest = available ? test : test.skip;
-if (!available) {
-  // eslint-disable-next-line no-console
-  console.log(`CUDA launch queue tests skipped: ${torch.cuda.unavailableReason()}`);
-}
+import { cudaTest } from '../skip';
+import { settleAllocator } from './own_memory';
 
 function values(t: torch.Tensor): number[] {
   const c = t.device === 'cpu' ? t : t.cpu();
@@ -119,10 +113,10 @@ describe('cuda launch queue', () => {
   });
 
   cudaTest('emptyCache and memory statistics with calls queued', async () => {
-    // Tensors that other test files dropped are freed now, not during the count.
+    // Tensors that other test files dropped are freed now (settleAllocator checks none is pending), not during the count.
     for (let i = 0, last = -1; i < 10 && torch.cuda.memoryAllocated() !== last; i++) {
       last = torch.cuda.memoryAllocated();
-      await collectGarbage();
+      await settleAllocator();
       torch.cuda.synchronize();
     }
     const start = torch.cuda.memoryAllocated();

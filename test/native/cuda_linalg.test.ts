@@ -5,13 +5,7 @@
  * is unavailable.
  */
 import * as torch from '../../native/index';
-
-const available = torch.cuda.isAvailable();
-const cudaTest = available ? test : test.skip;
-if (!available) {
-  // eslint-disable-next-line no-console
-  console.log(`CUDA linalg tests skipped: ${torch.cuda.unavailableReason()}`);
-}
+import { cudaTest } from '../skip';
 
 /** Largest |a - b| / (atol + rtol·|b|) over the elements; <= 1 passes. */
 function worst(gpu: torch.Tensor, cpu: torch.Tensor, rtol: number, atol: number): number {

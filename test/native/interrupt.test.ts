@@ -21,13 +21,18 @@ test('a long CPU op stops between chunks, soon after the flag is set', () => {
   const { status, result, stderr } = runChild(`${setup(150)}
     const a = torch.ones([32, 32, 32, 32, 32]); // 128 MiB, broadcast against b: the strided path
     const b = torch.ones([32]);
-    let t0 = Date.now(); a.add(b).dispose(); const full = Date.now() - t0;
+    // Three of each, the fastest kept: on a loaded machine this process can be descheduled for tens of
+    // milliseconds at any point, which would make one latency look like an op that never checks its flag.
+    let full = Infinity, latency = Infinity;
+    for (let i = 0; i < 3; i++) { const t0 = Date.now(); a.add(b).dispose(); full = Math.min(full, Date.now() - t0); }
     const before = torch.memory.allocated('cpu');
-    interruptLater();
     let code = null, message = null;
-    try { for (;;) a.add(b).dispose(); } catch (e) { code = e.code; message = e.message; }
-    const latency = Date.now() - when[0];
-    Atomics.store(flag, 0, 0);
+    for (let i = 0; i < 3; i++) {
+      interruptLater();
+      try { for (;;) a.add(b).dispose(); } catch (e) { code = e.code; message = e.message; }
+      latency = Math.min(latency, Date.now() - when[0]);
+      Atomics.store(flag, 0, 0);
+    }
     const after = a.add(b); // works again once the flag is cleared
     const ok = after.select(0, 0).select(0, 0).select(0, 0).select(0, 0).tolist()[0] === 2;
     console.log(JSON.stringify({ full, latency, code, message, leaked: torch.memory.allocated('cpu') - before - after.nbytes, ok }));

@@ -6,6 +6,7 @@
  */
 import * as torch from '../../native/index';
 import { runChild } from './helpers';
+import { ownStorages } from './own_memory';
 import { compareWithTorch, RefCase } from './torch_reference';
 
 torch.manualSeed(4321);
@@ -155,9 +156,28 @@ describe('linalg beyond PyTorch comparisons', () => {
     expect(result).toEqual({ code: 'TSGPU_INTERRUPTED', message: 'matmul: interrupted', leaked: 0, ok: true });
   });
 
-  test('integer matmul is refused with the op and dtype named', () => {
-    const i = torch.randint(0, 5, [3, 3]);
-    expect(() => torch.matmul(i, i)).toThrow('matmul: dtype int64 of self is not supported (expected float32, float64, float16 or bfloat16)');
+  test('linear and addmm leave no view of the bias behind: disposing what was made frees every storage, in grad mode too', () => {
+    const own = ownStorages();
+    for (const requiresGrad of [false, true]) {
+      const w = torch.randn([8, 4], { requiresGrad });
+      const b = torch.randn([8], { requiresGrad });
+      const x = torch.randn([3, 4]);
+      const y = torch.linear(x, w, b);
+      const wt = w.t();
+      const z = torch.addmm(b, x, wt);
+      expect(torch.tidy(() => z.sub(y).abs().max().item())).toBeLessThan(1e-5);
+      for (const t of [y, z, wt, x, w, b]) t.dispose();
+    }
+    expect(own.list().filter((t) => !t.holder)).toEqual([]);
+    expect(own.count()).toBe(0);
+  });
+
+  test('integer matmul runs on cpu (int64, as PyTorch); bool is refused with the op and dtype named', () => {
+    const i = torch.tensor([[1, 2], [3, 4]]);
+    const r = torch.matmul(i, i);
+    expect({ dtype: r.dtype, list: r.tolist() }).toEqual({ dtype: 'int64', list: [[7, 10], [15, 22]] });
+    const b = torch.ones(2, 2, { dtype: 'bool' });
+    expect(() => torch.matmul(b, b)).toThrow(`matmul: "addmm" not implemented for 'Bool'`);
   });
 
   test('attention refuses a dropout probability outside [0, 1] and a mask together with isCausal', () => {

@@ -4,6 +4,7 @@
  */
 import * as torch from '../../native/index';
 import { GiB, MiB, runChild } from './helpers';
+import { ownStorages, settleAllocator } from './own_memory';
 
 const STAT_GROUPS = [
   'allocation',
@@ -55,7 +56,8 @@ describe('allocator numbers match PyTorch', () => {
 });
 
 describe('allocate and dispose', () => {
-  test('allocated, peak and reserved follow dispose', () => {
+  test('allocated, peak and reserved follow dispose', async () => {
+    await settleAllocator(); // the process-wide counters are the subject: nothing of other tests may be freed meanwhile
     torch.memory.emptyCache('cpu');
     const before = torch.memory.allocated('cpu');
     torch.memory.resetPeakStats('cpu');
@@ -137,7 +139,7 @@ describe('tensor lifetime', () => {
   });
 
   test('tidy frees everything but the result', () => {
-    const before = torch.memory.allocated('cpu');
+    const own = ownStorages();
     const out = torch.tidy(() => {
       const a = torch.ones([1000]);
       const b = a.mul(2);
@@ -145,43 +147,44 @@ describe('tensor lifetime', () => {
     });
     expect(out.b.toArray()[0]).toBe(2);
     expect(out.list[0].item === undefined).toBe(false);
-    expect(torch.memory.allocated('cpu') - before).toBe(2 * 4096);
+    expect(own.bytes()).toBe(2 * 1000 * 4); // b and b + 1; a was freed by tidy
     out.b.dispose();
     out.list[0].dispose();
-    expect(torch.memory.allocated('cpu')).toBe(before);
+    expect(own.count()).toBe(0);
   });
 
   test('nested tidy hands returned tensors to the outer scope', () => {
-    const before = torch.memory.allocated('cpu');
+    const own = ownStorages();
     torch.tidy(() => {
       const inner = torch.tidy(() => torch.ones([10]));
       expect(inner.isDisposed).toBe(false);
+      expect(own.count()).toBe(1);
       return undefined;
     });
-    expect(torch.memory.allocated('cpu')).toBe(before);
+    expect(own.count()).toBe(0);
   });
 
   test('tidy frees its tensors when fn throws', () => {
-    const before = torch.memory.allocated('cpu');
+    const own = ownStorages();
     expect(() =>
       torch.tidy(() => {
         torch.ones([100]);
         throw new Error('boom');
       }),
     ).toThrow('boom');
-    expect(torch.memory.allocated('cpu')).toBe(before);
+    expect(own.count()).toBe(0);
   });
 
   test('using disposes at the end of the block', () => {
-    const before = torch.memory.allocated('cpu');
+    const own = ownStorages();
     let t: torch.Tensor | undefined;
     {
       using x = torch.zeros([10]);
       t = x;
-      expect(torch.memory.allocated('cpu')).toBeGreaterThan(before);
+      expect(own.bytes()).toBe(40);
     }
     expect(t!.isDisposed).toBe(true);
-    expect(torch.memory.allocated('cpu')).toBe(before);
+    expect(own.count()).toBe(0);
   });
 
   test('collectGarbage frees tensors that nothing references', () => {
@@ -270,13 +273,14 @@ describe('out of memory', () => {
       const s = torch.memory.stats('cpu');
       console.log(JSON.stringify({ ms: Date.now() - t0, ooms: s.num_ooms, peak: s['reserved_bytes.all.peak'] }));
     `,
-      { env: { TSGPU_CPU_MEMORY_LIMIT: '2GiB' }, nodeArgs: ['--expose-gc'], timeoutMs: 120000 },
+      // A limit against a hang only: each iteration collects garbage, which a loaded 2-core machine slows tenfold.
+      { env: { TSGPU_CPU_MEMORY_LIMIT: '2GiB' }, nodeArgs: ['--expose-gc'], timeoutMs: 300000 },
     );
     expect(stderr).toBe('');
     expect(status).toBe(0);
     expect(result.ooms).toBe(0);
     expect(result.peak).toBeLessThanOrEqual(2 * GiB);
-  }, 130000);
+  }, 310000);
 
   test('setMemoryFraction caps reserved memory on cpu and the OOM message says so', () => {
     const { status, result, stderr } = runChild(
@@ -315,8 +319,8 @@ describe('out of memory', () => {
 
 describe('arguments and devices', () => {
   test('bad shapes, devices and settings name the culprit', () => {
-    expect(() => torch.empty(-3)).toThrow('expected a non-negative integer for size, got -3');
-    expect(() => torch.empty([2, 1.5])).toThrow('expected a non-negative integer for shape[1], got 1.5');
+    expect(() => torch.empty(-3)).toThrow('empty: Dimension size must be non-negative, got -3 in [-3]');
+    expect(() => torch.empty([2, 1.5])).toThrow('empty: expected an integer for size[1], got 1.5');
     expect(() => torch.empty([2], { device: 'tpu' })).toThrow(/invalid device 'tpu'/);
     expect(() => torch.memory.setAllocatorSettings('bogus:1')).toThrow(/unknown allocator setting 'bogus'/);
     expect(() => torch.memory.setAllocatorSettings('max_split_size_mb:abc')).toThrow(/max_split_size_mb:abc/);
@@ -342,7 +346,7 @@ describe('arguments and devices', () => {
     torch.manualSeed(42);
     const b = torch.randn([1000]);
     expect(a.toArray()).toEqual(b.toArray());
-    const mean = a.sum().item() / 1000;
+    const mean = Number(a.sum().item()) / 1000;
     expect(Math.abs(mean)).toBeLessThan(0.15);
     const m = torch.tensor([[1, 2], [3, 4]], { dtype: 'float32' });
     expect(m.matmul(m).tolist()).toEqual([[7, 10], [15, 22]]);

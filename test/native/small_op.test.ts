@@ -7,6 +7,7 @@
 import * as torch from '../../native/index';
 import { runOp } from '../../native/ops/dispatch';
 import { runChild, errorOf } from './helpers';
+import { settleAllocator } from './own_memory';
 
 const live = () => torch.memory.liveTensors('cpu').length;
 
@@ -59,7 +60,8 @@ describe('same-shape operands', () => {
     for (const x of [i, f, i1, r1, r2, r3, r4]) x.dispose();
   });
 
-  test('count one storage each in the statistics, and dispose gives it back', () => {
+  test('count one storage each in the statistics, and dispose gives it back', async () => {
+    await settleAllocator(); // the allocator's own counters are measured: no other test's garbage may be freed meanwhile
     const a = torch.randn([256]);
     const b = torch.randn([256]);
     const before = torch.memory.allocated('cpu');
@@ -77,7 +79,8 @@ describe('same-shape operands', () => {
 });
 
 describe('a failing small op leaves nothing allocated', () => {
-  test('an unsupported dtype (the addon refuses it after allocating the result)', () => {
+  test('an unsupported dtype (the addon refuses it after allocating the result)', async () => {
+    await settleAllocator(); // the allocator's own counters are measured: no other test's garbage may be freed meanwhile
     const a = torch.ones([4], { dtype: 'bool' });
     const before = torch.memory.allocated('cpu');
     const n = live();
@@ -88,7 +91,8 @@ describe('a failing small op leaves nothing allocated', () => {
     a.dispose();
   });
 
-  test('a disposed operand', () => {
+  test('a disposed operand', async () => {
+    await settleAllocator(); // the allocator's own counters are measured: no other test's garbage may be freed meanwhile
     const a = torch.ones([4]);
     const b = torch.ones([4]);
     b.dispose();
@@ -161,7 +165,8 @@ test('with memory history on, a small op still records the code that made its re
 });
 
 describe('dispose() queues frees that the next call into the addon makes', () => {
-  test('statistics right after dispose count the memory freed, past the queue length too', () => {
+  test('statistics right after dispose count the memory freed, past the queue length too', async () => {
+    await settleAllocator(); // the allocator's own counters are measured: no other test's garbage may be freed meanwhile
     const before = torch.memory.allocated('cpu');
     const many = Array.from({ length: 3000 }, () => torch.empty([64]));
     expect(torch.memory.allocated('cpu')).toBe(before + 3000 * 512);

@@ -9,7 +9,7 @@
  * torch_nn.test.ts and torch_api.test.ts.
  */
 import * as torch from '../../native/index';
-import { collectGarbage } from './helpers';
+import { settleAllocator } from './own_memory';
 
 torch.manualSeed(77);
 // Made inside tidy: no garbage tensors of the set-up are left for the collector to free during a measurement.
@@ -35,8 +35,10 @@ const { logits, img, target, imgTarget, probs, weight, table, ids, q, logits64, 
   };
 });
 
-// Tensors that earlier test files of this jest worker dropped are freed now, not during a measurement.
-beforeEach(collectGarbage);
+// The allocator's counter is what these tests read (a temporary freed from the storage table but not from the
+// allocator must show): tensors that earlier test files of this jest worker dropped are freed now, and
+// settleAllocator checks nothing more is pending, so none is freed during a (synchronous) measurement.
+beforeEach(settleAllocator);
 
 function leavesNothing(name: string, f: () => torch.Tensor): void {
   test(name, () => {

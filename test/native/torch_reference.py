@@ -3,7 +3,9 @@ runtime (test/native/torch_reference.ts).
 
 Reads a JSON list of cases on stdin. Each case has `inputs` (name ->
 {dtype, shape, data: base64 of the raw little-endian elements}) and `expr`, a
-Python expression over those names with `torch` in scope. Writes a JSON list
+Python expression over those names with `torch` in scope, or several lines of
+statements that leave the result in `out` (a program with in-place ops and
+nested torch.autograd.grad calls reads better so). Writes a JSON list
 with, per case, either {"outputs": [...]} in the same encoding (a tuple or
 list result gives several outputs; a Python number becomes a 0-dim tensor;
 a string is sent as {"text": ...}, for printing and for tables such as
@@ -91,7 +93,12 @@ def main():
         scope = {"torch": torch, "json": json}
         scope.update({name: decode(spec) for name, spec in case["inputs"].items()})
         try:
-            value = eval(case["expr"], scope)  # noqa: S307 - test expressions written in this repository
+            expr = case["expr"]
+            if "\n" in expr.strip():
+                exec(expr, scope)  # noqa: S102 - test programs written in this repository
+                value = scope["out"]
+            else:
+                value = eval(expr, scope)  # noqa: S307 - test expressions written in this repository
             outs = list(value) if isinstance(value, (tuple, list)) and not isinstance(value, str) else [value]
             results.append({"outputs": [encode(o) for o in outs]})
         except Exception as e:  # a case may expect PyTorch to refuse

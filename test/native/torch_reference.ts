@@ -18,7 +18,20 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as torch from '../../native/index';
 
-/** Debian's python3 (where python3-torch installs), or TSGPU_PYTHON. */
+/**
+ * The reference's environment: the test's own, less the sanitizer runtimes that a run on the sanitizer build
+ * preloads into Node (scripts/sanitize.js): PyTorch is not what is checked there, and they only slow it down.
+ */
+export function referenceEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  if (!env.LD_PRELOAD) return env;
+  const kept = env.LD_PRELOAD.split(':').filter((lib) => lib && !/lib(asan|ubsan)\.so/.test(lib));
+  const out = { ...env };
+  if (kept.length) out.LD_PRELOAD = kept.join(':');
+  else delete out.LD_PRELOAD;
+  return out;
+}
+
+/** TSGPU_PYTHON (npm test sets it to build/pyref, PyTorch 2 from pip), else Debian's python3 with python3-torch. */
 export const PYTHON = process.env.TSGPU_PYTHON ?? (fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3');
 
 const SCRIPT = path.resolve(__dirname, '..', '..', '..', 'test', 'native', 'torch_reference.py');
@@ -29,7 +42,10 @@ export interface RefCase {
   name: string;
   /** Inputs by name (the expression's variables). */
   inputs: Record<string, torch.Tensor>;
-  /** A Python expression over the inputs with `torch` in scope; a tuple gives several outputs. */
+  /**
+   * A Python expression over the inputs with `torch` in scope; a tuple gives several outputs. Several lines
+   * are run as statements, and the result is what they leave in `out`.
+   */
   torch: string;
   /** The runtime's computation; an array gives several outputs; a string is compared with PyTorch's text. */
   run: (inputs: Record<string, torch.Tensor>) => torch.Tensor | torch.Tensor[] | string;
@@ -77,11 +93,11 @@ export function runTorch(cases: readonly RefCase[]): ({ outputs: Encoded[] } | {
   const input = JSON.stringify(
     cases.map((c) => ({ expr: c.torch, inputs: Object.fromEntries(Object.entries(c.inputs).map(([k, v]) => [k, encode(v)])) })),
   );
-  const r = spawnSync(PYTHON, [SCRIPT], { input, encoding: 'utf8', maxBuffer: 1 << 30, timeout: 120000 });
+  const r = spawnSync(PYTHON, [SCRIPT], { input, encoding: 'utf8', maxBuffer: 1 << 30, timeout: 120000, env: referenceEnv() });
   if (r.status !== 0) {
     throw new Error(
       `${PYTHON} ${SCRIPT} failed (status ${r.status}): ${r.stderr || r.error?.message}\n` +
-        'The differential tests need Debian\'s python3-torch (apt-get install python3-torch), or TSGPU_PYTHON set to a python with torch.',
+        'The differential tests need PyTorch: npm test makes build/pyref with it (scripts/pyref.js); else Debian\'s python3-torch (apt-get install python3-torch), or TSGPU_PYTHON set to a python with torch.',
     );
   }
   return JSON.parse(r.stdout);

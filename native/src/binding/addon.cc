@@ -17,9 +17,9 @@ Napi::Value SetErrorClasses(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-// quickExit(code): flushes C stdio and ends the process at once, without static destructors or atexit
-// handlers. For a kernel that has already flushed and closed everything: those teardown steps race the
-// threads that are still running at exit (zeromq's I/O threads, worker threads) and were seen to abort.
+// quickExit(code): flushes C stdio and ends the process at once, without Node's teardown, static destructors
+// or atexit handlers. For a kernel that has flushed and closed everything but whose socket thread handed
+// zeromq frames without a copy (kernel/guard.ts, exitProcess, says why that teardown is then unsafe).
 Napi::Value QuickExit(const Napi::CallbackInfo& info) {
   const int code = info[0].IsNumber() ? info[0].As<Napi::Number>().Int32Value() : 0;
   std::fflush(nullptr);
@@ -33,6 +33,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   initMemory(env, exports);
   initNvml(env, exports);
   initOpBinding(env, exports);
+  initOpTables(env, exports);
   initTransfer(env, exports);
   initLinalg(env, exports);
   exports.Set("quickExit", Napi::Function::New(env, QuickExit, "quickExit"));

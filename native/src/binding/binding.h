@@ -6,6 +6,7 @@
 #include <napi.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,16 @@ Context argContext(const Napi::CallbackInfo& info, size_t i);
 void setOutOfMemoryClass(Napi::Function ctor);
 Napi::Object contextToJs(Napi::Env env, const Context& context);
 
+/** A function the addon exports: its JavaScript name and the C++ function behind it. */
+struct Export {
+  const char* name;
+  Napi::Value (*fn)(const Napi::CallbackInfo&);
+};
+/** Sets each function of `list` on `exports` under its name. */
+inline void exportFunctions(Napi::Env env, Napi::Object exports, std::initializer_list<Export> list) {
+  for (const Export& e : list) exports.Set(e.name, Napi::Function::New(env, e.fn, e.name));
+}
+
 // ---- nvml_binding.cc: gpuProcesses() from NVML
 void initNvml(Napi::Env env, Napi::Object exports);
 
@@ -87,8 +98,11 @@ void initStorage(Napi::Env env, Napi::Object exports);
 void initMemory(Napi::Env env, Napi::Object exports);
 /** readBytes, writeBytes, copyBytes, manualSeed, initialSeed. */
 void initTransfer(Napi::Env env, Napi::Object exports);
-/** The generic op entry point (op), the op list and dtype table exports. */
+/** The generic op entry point: op, setOpBuffer, setInterruptFlag. */
 void initOpBinding(Napi::Env env, Napi::Object exports);
+// ---- op_tables_binding.cc
+/** The op list and dtype table as the addon has them: opList, dtypes, registryProblems. */
+void initOpTables(Napi::Env env, Napi::Object exports);
 
 // ---- linalg_binding.cc: thread pool size and matmul engines
 void initLinalg(Napi::Env env, Napi::Object exports);

@@ -38,9 +38,7 @@ Napi::Value LinalgInfo(const Napi::CallbackInfo& info) {
 }  // namespace
 
 void initLinalg(Napi::Env env, Napi::Object exports) {
-  exports.Set("setNumThreads", Napi::Function::New(env, SetNumThreads, "setNumThreads"));
-  exports.Set("getNumThreads", Napi::Function::New(env, GetNumThreads, "getNumThreads"));
-  exports.Set("linalgInfo", Napi::Function::New(env, LinalgInfo, "linalgInfo"));
+  exportFunctions(env, exports, {{"setNumThreads", SetNumThreads}, {"getNumThreads", GetNumThreads}, {"linalgInfo", LinalgInfo}});
 }
 
 }  // namespace binding

@@ -20,13 +20,11 @@
 // The binding checks what the op list promises kernels (devices, bounds,
 // dtypes, counts) and runs the kernel; C++ errors become JS errors. A new
 // output is freed again when the op fails.
-#include <cmath>
-#include <cstdlib>
-#include <sstream>
 #include <unordered_set>
 
 #include "base/errors.h"
 #include "binding/binding.h"
+#include "binding/op_attrs.h"
 #include "runtime/device_registry.h"
 #include "runtime/interrupt.h"
 #include "runtime/launch_queue.h"
@@ -49,104 +47,6 @@ struct OpBuffer {
   size_t length = 0;       // its element count
 };
 thread_local OpBuffer tlOpBuffer;
-
-AttrValue parseDefault(const AttrSpec& spec) {
-  AttrValue v;
-  v.present = spec.hasDefault;
-  if (!spec.hasDefault) return v;
-  const std::string& t = spec.defaultText;
-  switch (spec.type) {
-    case AttrType::kDouble: v.d = t == "inf" ? INFINITY : (t == "-inf" ? -INFINITY : std::strtod(t.c_str(), nullptr)); break;
-    case AttrType::kInt: v.i = std::strtoll(t.c_str(), nullptr, 10); v.d = static_cast<double>(v.i); break;
-    case AttrType::kBool: v.i = t == "true" ? 1 : 0; v.d = static_cast<double>(v.i); break;
-    case AttrType::kString: v.s = t; break;
-    case AttrType::kInts: {
-      std::istringstream in(t == "[]" ? std::string() : t);
-      std::string item;
-      while (std::getline(in, item, ' '))
-        if (!item.empty()) v.ints.push_back(std::strtoll(item.c_str(), nullptr, 10));
-      break;
-    }
-  }
-  return v;
-}
-
-const std::vector<AttrValue>& defaultsOf(OpId op) {
-  static std::vector<std::vector<AttrValue>> all = [] {
-    std::vector<std::vector<AttrValue>> r(kNumOps);
-    for (int i = 0; i < kNumOps; ++i)
-      for (const AttrSpec& a : opInfo(static_cast<OpId>(i)).attrs) r[i].push_back(parseDefault(a));
-    return r;
-  }();
-  return all[static_cast<size_t>(op)];
-}
-
-const char* typeName(AttrType t) {
-  switch (t) {
-    case AttrType::kDouble: return "a number";
-    case AttrType::kInt: return "an integer";
-    case AttrType::kBool: return "a boolean";
-    case AttrType::kString: return "a string";
-    case AttrType::kInts: return "an integer or an array of integers";
-  }
-  return "a value";
-}
-
-std::string describe(const Napi::Value& v) {
-  if (v.IsString()) return "'" + v.As<Napi::String>().Utf8Value() + "'";
-  if (v.IsNumber() || v.IsBoolean()) return v.ToString().Utf8Value();
-  if (v.IsArray()) return "an array";
-  if (v.IsNull()) return "null";
-  return "an object";
-}
-
-bool integral(double d) { return std::isfinite(d) && d == std::floor(d) && std::fabs(d) <= 9007199254740992.0; }
-
-void readAttr(const OpInfo& info, size_t k, const Napi::Value& v, AttrValue& out) {
-  const AttrSpec& spec = info.attrs[k];
-  auto bad = [&]() {
-    throw ArgumentError(std::string(info.name) + ": expected " + typeName(spec.type) + " for " + spec.name + ", got " +
-                        describe(v));
-  };
-  out.present = true;
-  switch (spec.type) {
-    case AttrType::kDouble:
-      if (v.IsNumber()) out.d = v.As<Napi::Number>().DoubleValue();
-      else if (v.IsBoolean()) out.d = v.As<Napi::Boolean>().Value() ? 1 : 0;
-      else bad();
-      break;
-    case AttrType::kInt:
-      if (!v.IsNumber() || !integral(v.As<Napi::Number>().DoubleValue())) bad();
-      out.d = v.As<Napi::Number>().DoubleValue();
-      out.i = static_cast<int64_t>(out.d);
-      break;
-    case AttrType::kBool:
-      if (!v.IsBoolean()) bad();
-      out.i = v.As<Napi::Boolean>().Value() ? 1 : 0;
-      out.d = static_cast<double>(out.i);
-      break;
-    case AttrType::kString:
-      if (!v.IsString()) bad();
-      out.s = v.As<Napi::String>().Utf8Value();
-      break;
-    case AttrType::kInts:
-      out.ints.clear();
-      if (v.IsNumber()) {
-        if (!integral(v.As<Napi::Number>().DoubleValue())) bad();
-        out.ints.push_back(static_cast<int64_t>(v.As<Napi::Number>().DoubleValue()));
-      } else if (v.IsArray()) {
-        Napi::Array a = v.As<Napi::Array>();
-        for (uint32_t j = 0; j < a.Length(); ++j) {
-          Napi::Value e = a.Get(j);
-          if (!e.IsNumber() || !integral(e.As<Napi::Number>().DoubleValue())) bad();
-          out.ints.push_back(static_cast<int64_t>(e.As<Napi::Number>().DoubleValue()));
-        }
-      } else {
-        bad();
-      }
-      break;
-  }
-}
 
 [[noreturn, gnu::noinline, gnu::cold]] void overrun(const char* op) {
   throw Error("TSGPU_INTERNAL", std::string(op) + ": argument buffer overrun");
@@ -495,66 +395,6 @@ Napi::Value SetInterruptFlag(const Napi::CallbackInfo& info) {
   });
 }
 
-Napi::Array stringList(Napi::Env env, const std::vector<std::string>& items) {
-  Napi::Array a = Napi::Array::New(env, items.size());
-  for (uint32_t i = 0; i < items.size(); ++i) a.Set(i, items[i]);
-  return a;
-}
-
-// opList() -> [{name, inputs, outputs, attrs, dtypes, inplace, kernels}] (what TypeScript checks its table against)
-Napi::Value OpList(const Napi::CallbackInfo& info) {
-  return guarded(info, [&]() -> Napi::Value {
-    Napi::Env env = info.Env();
-    Napi::Array out = Napi::Array::New(env, kNumOps);
-    for (int i = 0; i < kNumOps; ++i) {
-      const OpInfo& op = opInfo(static_cast<OpId>(i));
-      Napi::Object o = Napi::Object::New(env);
-      o.Set("name", op.name);
-      std::vector<std::string> ins, outs, attrs, kernels;
-      for (const ParamSpec& p : op.inputs)
-        ins.push_back(p.name + (p.optional ? "?" : "") + (p.scalarOk ? "#" : "") + (p.variadic ? "*" : ""));
-      for (const ParamSpec& p : op.outputs) outs.push_back(p.name);
-      static const char* const kTypes[] = {"double", "int", "bool", "string", "ints"};
-      for (const AttrSpec& a : op.attrs)
-        attrs.push_back(a.name + ":" + kTypes[static_cast<int>(a.type)] + (a.hasDefault ? "=" + a.defaultText : (a.required ? "" : "?")));
-      for (int k = 0; k < kNumDeviceKinds; ++k)
-        if (findKernel(op.id, static_cast<DeviceKind>(k)) != nullptr) kernels.push_back(deviceKindName(static_cast<DeviceKind>(k)));
-      o.Set("inputs", stringList(env, ins));
-      o.Set("outputs", stringList(env, outs));
-      o.Set("attrs", stringList(env, attrs));
-      o.Set("dtypes", op.dtypes);
-      o.Set("inplace", op.inplace);
-      o.Set("kernels", stringList(env, kernels));
-      out.Set(static_cast<uint32_t>(i), o);
-    }
-    return out;
-  });
-}
-
-// dtypes() -> [{name, code, bytes, kind, signed}] from base/dtype.h
-Napi::Value DTypes(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Napi::Array out = Napi::Array::New(env);
-  uint32_t i = 0;
-#define TSGPU_DTYPE_JS(Name, name, code, CppT, bytes, kind, sgn) \
-  {                                                              \
-    Napi::Object o = Napi::Object::New(env);                     \
-    o.Set("name", #name);                                        \
-    o.Set("code", code);                                         \
-    o.Set("bytes", bytes);                                       \
-    o.Set("kind", #kind);                                        \
-    o.Set("signed", sgn == 1);                                   \
-    out.Set(i++, o);                                             \
-  }
-  TSGPU_FOR_EACH_DTYPE(TSGPU_DTYPE_JS)
-#undef TSGPU_DTYPE_JS
-  return out;
-}
-
-Napi::Value RegistryProblems(const Napi::CallbackInfo& info) {
-  return stringList(info.Env(), registryProblems());
-}
-
 }  // namespace
 
 void initOpBinding(Napi::Env env, Napi::Object exports) {
@@ -562,10 +402,7 @@ void initOpBinding(Napi::Env env, Napi::Object exports) {
   napi_create_function(env, "op", NAPI_AUTO_LENGTH, Op, nullptr, &opFn);
   exports.Set("op", Napi::Value(env, opFn));
   exports.Set("setOpBuffer", Napi::Function::New(env, SetOpBuffer, "setOpBuffer"));
-  exports.Set("opList", Napi::Function::New(env, OpList, "opList"));
-  exports.Set("dtypes", Napi::Function::New(env, DTypes, "dtypes"));
   exports.Set("setInterruptFlag", Napi::Function::New(env, SetInterruptFlag, "setInterruptFlag"));
-  exports.Set("registryProblems", Napi::Function::New(env, RegistryProblems, "registryProblems"));
 }
 
 }  // namespace binding

@@ -107,6 +107,23 @@ Napi::Value InitialSeed(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(initialSeed()));
 }
 
+// [seed, offset] as two doubles: both stay below 2^53 (seeds are checked by manualSeed; offsets count draws).
+Napi::Value GetRngState(const Napi::CallbackInfo& info) {
+  uint64_t seed = 0, offset = 0;
+  rngState(&seed, &offset);
+  Napi::Array a = Napi::Array::New(info.Env(), 2);
+  a.Set(0u, Napi::Number::New(info.Env(), static_cast<double>(seed)));
+  a.Set(1u, Napi::Number::New(info.Env(), static_cast<double>(offset)));
+  return a;
+}
+
+Napi::Value SetRngState(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    setRngState(argCount(info, 0, "seed"), argCount(info, 1, "offset"));
+    return info.Env().Undefined();
+  });
+}
+
 }  // namespace
 
 void initTransfer(Napi::Env env, Napi::Object exports) {
@@ -115,6 +132,8 @@ void initTransfer(Napi::Env env, Napi::Object exports) {
   exports.Set("copyBytes", Napi::Function::New(env, CopyBytes, "copyBytes"));
   exports.Set("manualSeed", Napi::Function::New(env, ManualSeed, "manualSeed"));
   exports.Set("initialSeed", Napi::Function::New(env, InitialSeed, "initialSeed"));
+  exports.Set("getRngState", Napi::Function::New(env, GetRngState, "getRngState"));
+  exports.Set("setRngState", Napi::Function::New(env, SetRngState, "setRngState"));
 }
 
 }  // namespace binding

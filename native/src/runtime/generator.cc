@@ -21,6 +21,18 @@ uint64_t initialSeed() {
   return gSeed;
 }
 
+void rngState(uint64_t* seed, uint64_t* offset) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  *seed = gSeed;
+  *offset = gOffset;
+}
+
+void setRngState(uint64_t seed, uint64_t offset) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  gSeed = seed;
+  gOffset = offset;
+}
+
 uint64_t takeCounters(uint64_t count, uint64_t* seed) {
   std::lock_guard<std::mutex> lock(gMutex);
   *seed = gSeed;

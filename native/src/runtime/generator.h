@@ -11,6 +11,10 @@ namespace tsgpu {
 void manualSeed(uint64_t seed);
 /** The current seed (torch.initialSeed). */
 uint64_t initialSeed();
+/** The generator's whole state: its seed and the next counter (torch.get_rng_state). */
+void rngState(uint64_t* seed, uint64_t* offset);
+/** Restores a state rngState gave (torch.set_rng_state): the same draws follow again. */
+void setRngState(uint64_t seed, uint64_t offset);
 /**
  * Reserves `count` counters, rounded up to a multiple of 4 (one Philox block),
  * and returns the first; `*seed` receives the seed. Thread-safe.

@@ -2,7 +2,7 @@
 // one argument every kernel receives.
 //
 // A kernel file needs nothing but this header (and the op's line in
-// ops/op_list.h):
+// runtime/op_list.h):
 //
 //   #include "runtime/op_registry.h"
 //   namespace tsgpu {
@@ -30,7 +30,7 @@
 
 #include "base/device.h"
 #include "base/dtype.h"
-#include "ops/op_list.h"
+#include "runtime/op_list.h"
 #include "runtime/tensor_view.h"
 
 namespace tsgpu {

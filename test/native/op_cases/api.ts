@@ -72,7 +72,7 @@ const creation: RefCase[] = [
   { name: 'tensor of bools', inputs: {}, torch: 'torch.tensor([True, False])', run: () => torch.tensor([true, false]) },
   { name: 'zerosLike keeps dtype, fullLike', inputs: { i32 }, torch: '(torch.zeros_like(i32), torch.full_like(i32, 3))', run: ({ i32 }) => [torch.zerosLike(i32), torch.fullLike(i32, 3)] },
   { name: 'randint bounds and dtype', inputs: {}, torch: 'torch.tensor([True, True])',
-    run: () => { const r = torch.randint(3, 8, [1000]); return torch.tensor([r.min().item() >= 3 && r.max().item() < 8, r.dtype === 'int64']); } },
+    run: () => { const r = torch.randint(3, 8, [1000]); return torch.tensor([Number(r.min().item()) >= 3 && Number(r.max().item()) < 8, r.dtype === 'int64']); } },
   { name: 'randperm is a permutation', inputs: {}, torch: 'torch.arange(50)', run: () => torch.randperm(50).sort().values },
   { name: 'empty and the *Like family keep shape, dtype and device', inputs: { i32, m }, torch: '(torch.empty(2, 3).shape == (2, 3), torch.empty_like(i32).dtype == torch.int32, torch.ones_like(m), torch.rand_like(m).shape == m.shape, torch.randn_like(m).dtype == m.dtype, torch.randint_like(i32, 5).dtype == torch.int32)',
     run: ({ i32, m }) => {

@@ -122,6 +122,76 @@ struct Pow {
   }
 };
 
+/**
+ * C's fmod: the remainder of truncated division, with the sign of a. Integer
+ * division by zero gives 0 (see the top of this file).
+ */
+struct Fmod {
+  template <typename T>
+  TSGPU_HD T operator()(T a, T b) const {
+    if constexpr (std::is_integral<T>::value) {
+      if (b == T(0)) return T(0);
+      return static_cast<T>(a % b);
+    } else {
+      return sm::fmod(a, b);
+    }
+  }
+};
+
+/** atan2(a, b): the angle of the point (b, a). */
+struct Atan2 {
+  template <typename T>
+  TSGPU_HD T operator()(T a, T b) const { return sm::atan2(a, b); }
+};
+
+/** sqrt(a^2 + b^2) without overflow in between. */
+struct Hypot {
+  template <typename T>
+  TSGPU_HD T operator()(T a, T b) const { return sm::hypot(a, b); }
+};
+
+/** |a| with the sign of b (-0.0 and NaN's sign bits count). */
+struct Copysign {
+  template <typename T>
+  TSGPU_HD T operator()(T a, T b) const { return sm::copysign(a, b); }
+};
+
+#define TSGPU_BITWISE_FUNCTOR(Name, op, boolExpr)                         \
+  struct Name {                                                          \
+    template <typename T>                                                \
+    TSGPU_HD T operator()(T a, T b) const {                              \
+      if constexpr (std::is_same<T, bool>::value) return boolExpr;       \
+      else return static_cast<T>(a op b);                                \
+    }                                                                    \
+  };
+TSGPU_BITWISE_FUNCTOR(BitwiseAnd, &, a && b)
+TSGPU_BITWISE_FUNCTOR(BitwiseOr, |, a || b)
+TSGPU_BITWISE_FUNCTOR(BitwiseXor, ^, a != b)
+#undef TSGPU_BITWISE_FUNCTOR
+
+/** a << b as PyTorch's: 0 when b is negative or at least the width of T. */
+struct BitwiseLeftShift {
+  template <typename T>
+  TSGPU_HD T operator()(T a, T b) const {
+    using U = typename std::make_unsigned<T>::type;
+    if (b < T(0) || static_cast<int64_t>(b) >= static_cast<int64_t>(sizeof(T) * 8)) return T(0);
+    return static_cast<T>(static_cast<U>(a) << static_cast<int>(b));
+  }
+};
+
+/** a >> b (arithmetic for signed types) as PyTorch's: the sign fill when b is negative or too large. */
+struct BitwiseRightShift {
+  template <typename T>
+  TSGPU_HD T operator()(T a, T b) const {
+    constexpr int bits = static_cast<int>(sizeof(T) * 8);
+    if (b < T(0) || static_cast<int64_t>(b) >= bits) {
+      if constexpr (std::is_signed<T>::value) return a < T(0) ? static_cast<T>(-1) : T(0);
+      else return T(0);
+    }
+    return static_cast<T>(a >> static_cast<int>(b));
+  }
+};
+
 struct Maximum {
   template <typename T>
   TSGPU_HD T operator()(T a, T b) const {

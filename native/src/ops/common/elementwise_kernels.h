@@ -210,6 +210,21 @@ void addcKernel(OpCall& call) {
   X(sin, (unaryKernel<E, kFloatDtypes, fn::Sin>))                                     \
   X(cos, (unaryKernel<E, kFloatDtypes, fn::Cos>))                                     \
   X(tanh, (unaryKernel<E, kFloatDtypes, fn::Tanh>))                                   \
+  X(tan, (unaryKernel<E, kFloatDtypes, fn::Tan>))                                     \
+  X(asin, (unaryKernel<E, kFloatDtypes, fn::Asin>))                                   \
+  X(acos, (unaryKernel<E, kFloatDtypes, fn::Acos>))                                   \
+  X(atan, (unaryKernel<E, kFloatDtypes, fn::Atan>))                                   \
+  X(sinh, (unaryKernel<E, kFloatDtypes, fn::Sinh>))                                   \
+  X(cosh, (unaryKernel<E, kFloatDtypes, fn::Cosh>))                                   \
+  X(asinh, (unaryKernel<E, kFloatDtypes, fn::Asinh>))                                 \
+  X(acosh, (unaryKernel<E, kFloatDtypes, fn::Acosh>))                                 \
+  X(atanh, (unaryKernel<E, kFloatDtypes, fn::Atanh>))                                 \
+  X(log10, (unaryKernel<E, kFloatDtypes, fn::Log10>))                                 \
+  X(exp2, (unaryKernel<E, kFloatDtypes, fn::Exp2>))                                   \
+  X(erf, (unaryKernel<E, kFloatDtypes, fn::Erf>))                                     \
+  X(erfc, (unaryKernel<E, kFloatDtypes, fn::Erfc>))                                   \
+  X(erfinv, (unaryKernel<E, kFloatDtypes, fn::Erfinv>))                               \
+  X(bitwiseNot, (unaryKernel<E, kIntDtypes | kBoolDtypes, fn::BitwiseNot>))           \
   X(sigmoid, (unaryKernel<E, kFloatDtypes, fn::Sigmoid>))                             \
   X(relu, (unaryKernel<E, kNumericDtypes, fn::Relu>))                                 \
   X(silu, (unaryKernel<E, kFloatDtypes, fn::Silu>))                                   \
@@ -229,7 +244,16 @@ void addcKernel(OpCall& call) {
   X(pow, (binaryKernel<E, kNumericDtypes, fn::Pow>))                                  \
   X(remainder, (binaryKernel<E, kNumericDtypes, fn::Remainder>))                      \
   X(maximum, (binaryKernel<E, kAllDtypes, fn::Maximum>))                              \
-  X(minimum, (binaryKernel<E, kAllDtypes, fn::Minimum>))
+  X(minimum, (binaryKernel<E, kAllDtypes, fn::Minimum>))                              \
+  X(fmod, (binaryKernel<E, kNumericDtypes, fn::Fmod>))                                \
+  X(atan2, (binaryKernel<E, kFloatDtypes, fn::Atan2>))                                \
+  X(hypot, (binaryKernel<E, kFloatDtypes, fn::Hypot>))                                \
+  X(copysign, (binaryKernel<E, kFloatDtypes, fn::Copysign>))                          \
+  X(bitwiseAnd, (binaryKernel<E, kIntDtypes | kBoolDtypes, fn::BitwiseAnd>))          \
+  X(bitwiseOr, (binaryKernel<E, kIntDtypes | kBoolDtypes, fn::BitwiseOr>))            \
+  X(bitwiseXor, (binaryKernel<E, kIntDtypes | kBoolDtypes, fn::BitwiseXor>))          \
+  X(bitwiseLeftShift, (binaryKernel<E, kIntDtypes, fn::BitwiseLeftShift>))            \
+  X(bitwiseRightShift, (binaryKernel<E, kIntDtypes, fn::BitwiseRightShift>))
 
 #define TSGPU_COMPARE_TERNARY_KERNELS(X, E)                                           \
   X(eq, (compareKernel<E, kAllDtypes, fn::Eq>))                                       \

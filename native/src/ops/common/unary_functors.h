@@ -22,7 +22,8 @@ namespace fn {
 
 TSGPU_UNARY_FUNCTOR(Neg, static_cast<T>(-x))
 TSGPU_UNARY_FUNCTOR(Abs, x < T(0) ? static_cast<T>(-x) : x)
-TSGPU_UNARY_FUNCTOR(Sign, sm::isNan(x) ? x : static_cast<T>((T(0) < x) - (x < T(0))))
+// sign(NaN) is 0, as PyTorch's.
+TSGPU_UNARY_FUNCTOR(Sign, sm::isNan(x) ? T(0) : static_cast<T>((T(0) < x) - (x < T(0))))
 TSGPU_UNARY_FUNCTOR(Exp, sm::exp(x))
 TSGPU_UNARY_FUNCTOR(Expm1, sm::expm1(x))
 TSGPU_UNARY_FUNCTOR(Log, sm::log(x))
@@ -35,6 +36,20 @@ TSGPU_UNARY_FUNCTOR(Square, x * x)
 TSGPU_UNARY_FUNCTOR(Sin, sm::sin(x))
 TSGPU_UNARY_FUNCTOR(Cos, sm::cos(x))
 TSGPU_UNARY_FUNCTOR(Tanh, sm::tanh(x))
+TSGPU_UNARY_FUNCTOR(Tan, sm::tan(x))
+TSGPU_UNARY_FUNCTOR(Asin, sm::asin(x))
+TSGPU_UNARY_FUNCTOR(Acos, sm::acos(x))
+TSGPU_UNARY_FUNCTOR(Atan, sm::atan(x))
+TSGPU_UNARY_FUNCTOR(Sinh, sm::sinh(x))
+TSGPU_UNARY_FUNCTOR(Cosh, sm::cosh(x))
+TSGPU_UNARY_FUNCTOR(Asinh, sm::asinh(x))
+TSGPU_UNARY_FUNCTOR(Acosh, sm::acosh(x))
+TSGPU_UNARY_FUNCTOR(Atanh, sm::atanh(x))
+TSGPU_UNARY_FUNCTOR(Log10, sm::log10(x))
+TSGPU_UNARY_FUNCTOR(Exp2, sm::exp2(x))
+TSGPU_UNARY_FUNCTOR(Erf, sm::erf(x))
+TSGPU_UNARY_FUNCTOR(Erfc, sm::erfc(x))
+TSGPU_UNARY_FUNCTOR(Erfinv, sm::erfinv(x))
 TSGPU_UNARY_FUNCTOR(Sigmoid, T(1) / (T(1) + sm::exp(-x)))
 // relu keeps NaN, as PyTorch's clamp_min(0) does.
 TSGPU_UNARY_FUNCTOR(Relu, (sm::isNan(x) || x > T(0)) ? x : T(0))
@@ -44,6 +59,15 @@ TSGPU_UNARY_FUNCTOR(GeluTanh, static_cast<T>(0.5) * x *
                                   (T(1) + sm::tanh(static_cast<T>(0.79788456080286535588) *
                                                    (x + static_cast<T>(0.044715) * x * x * x))))
 #undef TSGPU_UNARY_FUNCTOR
+
+/** ~x for integers, !x for bool. */
+struct BitwiseNot {
+  template <typename T>
+  TSGPU_HD T operator()(T x) const {
+    if constexpr (std::is_same<T, bool>::value) return !x;
+    else return static_cast<T>(~x);
+  }
+};
 
 // Rounding ops; identities on integers. Round is half to even, as torch.round.
 #define TSGPU_ROUNDING_FUNCTOR(Name, f)                              \

@@ -1,7 +1,9 @@
 // softmax, logSoftmax and cumsum on cuda. softmax rows whose elements are
 // adjacent (dim is the innermost) get a warp each up to 1024 elements (the row
 // in registers: one read, one write, 16-byte accesses where rows are aligned)
-// and a block each beyond (the row kept in
+// and a block each beyond (with TSGPU_CUDA_FUSED=1, softmax_stream.cuh: an
+// online maximum and sum in one read, then the write; otherwise, and for rows
+// written with a stride, the row is kept in
 // shared memory while it fits); the maximum and the sum are combined with warp
 // shuffles, in float (double for float64). cumsum scans tiles of blockDim
 // elements, carrying the running total between tiles. Other rows get a thread
@@ -12,6 +14,7 @@
 #include "ops/common/scalar_math.h"
 #include "ops/cuda/launch.cuh"
 #include "ops/cuda/rows.cuh"
+#include "ops/cuda/softmax_stream.cuh"
 
 namespace tsgpu {
 namespace ops {
@@ -245,6 +248,13 @@ struct CudaDim {
         }
         softmaxWarpRows<T, Log, E, 1, false><<<blocks, cuda::kWarpRowThreads, 0, stream>>>(in, out, io, rows);
       });
+    } else if (p.inStride == 1 && p.outStride == 1 && cuda::fusedCudaKernelsEnabled()) {
+      constexpr int V = cuda::VecWidth<T>::value;
+      const unsigned blocks = cuda::blockRowBlocks(io.rows);
+      if (p.len % V == 0 && rowsAligned(p, out, in, sizeof(T), V))
+        cuda::softmaxStreamRows<T, Log, V><<<blocks, cuda::streamThreads(p.len, V), 0, stream>>>(in, out, p.len, io.rows, rows);
+      else
+        cuda::softmaxStreamRows<T, Log, 1><<<blocks, cuda::streamThreads(p.len, 1), 0, stream>>>(in, out, p.len, io.rows, rows);
     } else if (p.inStride == 1) {
       const size_t bytes = static_cast<size_t>(p.len) * sizeof(M);
       if (bytes <= cuda::kRowCacheBytes)

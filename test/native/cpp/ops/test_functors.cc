@@ -37,7 +37,7 @@ TEST(functors_unary_float_values) {
 TEST(functors_unary_nan_and_integers) {
   CHECK(std::isnan(fn::Relu()(NAN)));
   CHECK_EQ(fn::Relu()(-3.0f), 0.0f);
-  CHECK(std::isnan(fn::Sign()(NAN)));
+  CHECK_EQ(fn::Sign()(NAN), 0.0f);  // sign(NaN) is 0, as PyTorch's
   CHECK_EQ(fn::Sign()(-4.0), -1.0);
   CHECK_EQ(fn::Sign()(int32_t(7)), 1);
   CHECK_EQ(fn::Sign()(int64_t(0)), 0);
@@ -125,4 +125,29 @@ TEST(functors_comparison_logical_ternary) {
   sub.alpha = 0.5;
   CHECK_EQ(sub(1.0, 4.0), -1.0);
   CHECK_EQ(fn::ClampTensor()(5.0, 0.0, 2.0), 2.0);
+}
+
+TEST(functors_inverse_trig_erfinv_fmod_bitwise) {
+  // erfinv: accurate to double precision (the Newton steps), ±inf at ±1, NaN outside [-1, 1].
+  CHECK(near(fn::Erfinv()(0.5), 0.47693627620446987, 1e-15));
+  CHECK(near(fn::Erfinv()(-0.999), -2.326753765513525, 1e-13));
+  CHECK(near(fn::Erf()(fn::Erfinv()(0.3)), 0.3, 1e-15));
+  CHECK(std::isinf(fn::Erfinv()(1.0)) && fn::Erfinv()(-1.0f) < 0);
+  CHECK(std::isnan(fn::Erfinv()(1.5)));
+  CHECK(near(fn::Atan2()(1.0, -1.0), 3 * std::atan(1.0)));
+  CHECK(near(fn::Hypot()(3.0f, 4.0f), 5.0));
+  CHECK(std::signbit(fn::Copysign()(2.0, -0.0)));
+  // fmod has the sign of the dividend; an integer divisor of 0 gives 0.
+  CHECK_EQ(fn::Fmod()(int32_t(-7), int32_t(3)), -1);
+  CHECK_EQ(fn::Fmod()(int32_t(7), int32_t(0)), 0);
+  CHECK(near(fn::Fmod()(-7.5, 2.0), -1.5));
+  // Shifts out of range: 0 to the left, the sign fill to the right (PyTorch's).
+  CHECK_EQ(fn::BitwiseLeftShift()(int64_t(1), int64_t(70)), 0);
+  CHECK_EQ(fn::BitwiseLeftShift()(int64_t(3), int64_t(-1)), 0);
+  CHECK_EQ(fn::BitwiseRightShift()(int8_t(-8), int8_t(9)), -1);
+  CHECK_EQ(fn::BitwiseRightShift()(uint8_t(200), uint8_t(3)), 25);
+  CHECK_EQ(fn::BitwiseAnd()(int32_t(12), int32_t(10)), 8);
+  CHECK_EQ(fn::BitwiseXor()(true, true), false);
+  CHECK_EQ(fn::BitwiseNot()(int16_t(0)), -1);
+  CHECK_EQ(fn::BitwiseNot()(true), false);
 }
