@@ -28,6 +28,9 @@ fl::Params paramsOf(const OpCall& call, const TensorView& q, const TensorView& k
   if (s.batch > 65535)
     attention::flashFail(call, "expected at most 65535 batch entries (batch × heads), got " + std::to_string(s.batch));
   fl::Params p;
+  p.q = q.data();
+  p.k = k.data();
+  p.v = v.data();
   p.batch = static_cast<int>(s.batch);
   p.L = s.L;
   p.S = s.S;
