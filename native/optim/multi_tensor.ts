@@ -6,8 +6,8 @@
  * in one pass each. Which implementation a group uses follows PyTorch 2:
  * `fused: true` or `foreach: true` asks for it, `foreach: false` (without
  * fused) keeps the single-tensor loop, and by default (both null) cuda
- * parameters take it (once its kernels have run on a GPU: until then only with
- * TSGPU_CUDA_FUSED=1, ops/cuda_gates.ts) and cpu ones the single-tensor loop. Here foreach and
+ * parameters take it (unless TSGPU_CUDA_FUSED=0, ops/cuda_gates.ts) and cpu
+ * ones the single-tensor loop. Here foreach and
  * fused run the same one-kernel update (PyTorch's foreach is a sequence of
  * multi-tensor kernels; its results are the same up to rounding).
  */

@@ -111,14 +111,15 @@ describe('flash attention: errors and routing on the cpu', () => {
   test('scaledDotProductAttention on the cpu keeps the weights path, bit for bit, whatever the flash switch', () => {
     const [q, k, v] = [0, 1, 2].map(() => torch.randn([2, 3, 9, 16]).requiresGrad_());
     expect(useFlashAttention(q, k, v, { hasMask: false, dropoutP: 0 })).toBe(false);
-    // Off by default until the kernels have run on a GPU (flash_attention.ts says why).
-    expect(torch.backends.cuda.flashSdpEnabled()).toBe(process.env.TSGPU_FLASH_SDP === '1');
+    // On by default, as PyTorch's (TSGPU_FLASH_SDP=0 turns it off).
+    const before = torch.backends.cuda.flashSdpEnabled();
+    expect(before).toBe(process.env.TSGPU_FLASH_SDP !== '0');
     torch.backends.cuda.enableFlashSdp(true);
     let on: T;
     try {
       on = torch.scaledDotProductAttention(q, k, v, { isCausal: true });
     } finally {
-      torch.backends.cuda.enableFlashSdp(false);
+      torch.backends.cuda.enableFlashSdp(before);
     }
     expect(on.gradFn!.name()).toBe('ScaledDotProductAttentionBackward0');
     const off = torch.scaledDotProductAttention(q, k, v, { isCausal: true });

@@ -13,8 +13,9 @@ import * as torch from '../../native/index';
 import { cudaTest } from '../skip';
 import { setFusedKernelsOnCuda } from '../../native/ops/cuda_gates';
 
-// These tests are of the fused CUDA kernels, which are off by default until they have run on a GPU
-// (native/ops/cuda_gates.ts); the native softmax of long rows reads the variable at its first call.
+// These tests are of the fused CUDA kernels (on by default; TSGPU_CUDA_FUSED=0 turns them off,
+// native/ops/cuda_gates.ts): they turn them on whatever the environment says. The native softmax of long rows
+// reads the variable at its first call.
 process.env.TSGPU_CUDA_FUSED = '1';
 setFusedKernelsOnCuda(true);
 
@@ -108,7 +109,10 @@ describe('softmax and logSoftmax over long rows on cuda against cpu', () => {
           // On failure the worst error shows in place of `true`.
           const ef = worstError(yg, yc), eb = worstError(gg, gc);
           expect({ log, forward: ef <= TOL[dtype] || ef }).toEqual({ log, forward: true });
-          expect({ log, backward: eb <= TOL[dtype] * 2 || eb }).toEqual({ log, backward: true });
+          // The backward sums each row of g in float32 on both sides: their rounding grows as √len (4.4e-5 seen
+          // at 4096 in float32, against 4e-5 for 1024).
+          const tb = TOL[dtype] * 2 * Math.max(1, Math.sqrt(len / 1024));
+          expect({ log, backward: eb <= tb || eb }).toEqual({ log, backward: true });
         }
       });
     }

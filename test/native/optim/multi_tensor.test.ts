@@ -14,8 +14,9 @@ import * as torch from '../../../native/index';
 import { cudaTest } from '../../skip';
 import { setFusedKernelsOnCuda } from '../../../native/ops/cuda_gates';
 
-// These tests are of the fused CUDA kernels, which are off by default until they have run on a GPU
-// (native/ops/cuda_gates.ts); the native softmax of long rows reads the variable at its first call.
+// These tests are of the fused CUDA kernels (on by default; TSGPU_CUDA_FUSED=0 turns them off,
+// native/ops/cuda_gates.ts): they turn them on whatever the environment says. The native softmax of long rows
+// reads the variable at its first call.
 process.env.TSGPU_CUDA_FUSED = '1';
 setFusedKernelsOnCuda(true);
 

@@ -1,7 +1,7 @@
 // softmax, logSoftmax and cumsum on cuda. softmax rows whose elements are
 // adjacent (dim is the innermost) get a warp each up to 1024 elements (the row
 // in registers: one read, one write, 16-byte accesses where rows are aligned)
-// and a block each beyond (with TSGPU_CUDA_FUSED=1, softmax_stream.cuh: an
+// and a block each beyond (unless TSGPU_CUDA_FUSED=0, softmax_stream.cuh: an
 // online maximum and sum in one read, then the write; otherwise, and for rows
 // written with a stride, the row is kept in
 // shared memory while it fits); the maximum and the sum are combined with warp

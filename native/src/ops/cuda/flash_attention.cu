@@ -47,6 +47,7 @@ fl::Params paramsOf(const OpCall& call, const TensorView& q, const TensorView& k
   p.vRow = s.vRow;
   p.scale = static_cast<float>(call.attrDouble("scale"));
   p.scaleLog2 = p.scale * fl::kLog2e;
+  p.scaleExact = call.attrDouble("scale");
   p.causal = call.attrBool("causal");
   return p;
 }

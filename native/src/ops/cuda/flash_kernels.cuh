@@ -52,6 +52,7 @@ struct Params {
   int64_t qRow = 0, kRow = 0, vRow = 0;
   float scale = 1.f;
   float scaleLog2 = 1.f;  // scale · log2(e)
+  double scaleExact = 1.0;  // the scale as given (the simple kernels multiply by it in their own precision)
   bool causal = false;
 };
 
@@ -444,7 +445,7 @@ __global__ void flashForwardSimple(Params p) {
         if (d < p.D) dot += qr[c] * static_cast<A>(kr[d]);
       }
       for (int s = 16; s > 0; s >>= 1) dot += __shfl_xor_sync(0xffffffffu, dot, s);
-      const A x = dot * static_cast<A>(p.scale);
+      const A x = dot * static_cast<A>(p.scaleExact);
       const A mNew = x > m ? x : m;
       const A alpha = exp(m - mNew), pj = exp(x - mNew);
       l = l * alpha + pj;
@@ -501,7 +502,7 @@ __global__ void flashBackwardSimple(Params p) {
       const T* otherV = kKeys ? dout + static_cast<int64_t>(y) * p.D : v + static_cast<int64_t>(y) * p.vRow;
       // delta_i = dO_i·O_i, in A (the float64 gradients then equal the CPU's).
       const T* oi = static_cast<const T*>(p.out) + (b * p.L + i) * p.D;
-      const T* gi = dout + (b * p.L + i) * p.D;
+      const T* gi = dout + static_cast<int64_t>(i) * p.D;  // dout already points at batch entry b
       A dot = 0, dpv = 0, delta = 0;
       for (int c = 0; c < kPer; ++c) {
         const int d = lane + 32 * c;
@@ -516,7 +517,7 @@ __global__ void flashBackwardSimple(Params p) {
         dpv += __shfl_xor_sync(0xffffffffu, dpv, s);
         delta += __shfl_xor_sync(0xffffffffu, delta, s);
       }
-      const A pij = exp(dot * static_cast<A>(p.scale) - static_cast<A>(p.lse[b * p.L + i]));
+      const A pij = exp(dot * static_cast<A>(p.scaleExact) - static_cast<A>(p.lse[b * p.L + i]));
       const A ds = pij * (dpv - delta);
       for (int c = 0; c < kPer; ++c) {
         const int d = lane + 32 * c;
@@ -532,7 +533,7 @@ __global__ void flashBackwardSimple(Params p) {
     for (int c = 0; c < kPer; ++c) {
       const int d = lane + 32 * c;
       if (d >= p.D) continue;
-      const A sc = static_cast<A>(p.scale);
+      const A sc = static_cast<A>(p.scaleExact);
       if (kKeys) {
         static_cast<T*>(p.dk)[r * p.D + d] = static_cast<T>(acc[c] * sc);
         static_cast<T*>(p.dv)[r * p.D + d] = static_cast<T>(acc2[c]);

@@ -16,15 +16,13 @@ namespace tsgpu {
 namespace ops {
 namespace cuda {
 
-// The CUDA kernels written without a GPU at hand (this streaming softmax, the
-// fused cross-entropy and the multi-tensor optimizer) are used only when
-// TSGPU_CUDA_FUSED=1 is in the environment, until their tests
-// (test/native/cuda_fused_rows.test.ts, optim/multi_tensor.test.ts) have
-// passed on a GPU; the paths they replace stay the default.
+// The fused CUDA kernels (this streaming softmax, the fused cross-entropy and
+// the multi-tensor optimizer) are on unless TSGPU_CUDA_FUSED=0 is in the
+// environment; then the paths they replace are taken (native/ops/cuda_gates.ts).
 inline bool fusedCudaKernelsEnabled() {
   static const bool on = [] {
     const char* v = std::getenv("TSGPU_CUDA_FUSED");
-    return v != nullptr && std::strcmp(v, "1") == 0;
+    return v == nullptr || std::strcmp(v, "0") != 0;
   }();
   return on;
 }
