@@ -117,7 +117,7 @@ const cases: RefCase[] = [
 compareWithTorch(cases);
 
 describe('linalg beyond PyTorch comparisons', () => {
-  test('setNumThreads/getNumThreads round trip and results do not depend on the thread count', () => {
+  test('setNumThreads/getNumThreads round trip and results agree across thread counts to float32 rounding', () => {
     const saved = torch.getNumThreads();
     try {
       torch.setNumThreads(1);
@@ -126,7 +126,11 @@ describe('linalg beyond PyTorch comparisons', () => {
       torch.setNumThreads(3);
       expect(torch.getNumThreads()).toBe(3);
       const three = Array.from(torch.matmul(big1, big2).toArray() as Float32Array);
-      expect(three).toEqual(one);
+      // Not bit for bit: with more threads BLAS may split the sums over k in another order (OpenBLAS 0.3.21 does
+      // on AMD EPYC: differences of about 1e-7 relative), as PyTorch's CPU matmul also may.
+      const worst = one.reduce((w, v, i) => Math.max(w, Math.abs(three[i] - v) / Math.max(1, Math.abs(v))), 0);
+      expect(three.length).toBe(one.length);
+      expect(worst).toBeLessThan(1e-5);
       expect(() => torch.setNumThreads(0)).toThrow('setNumThreads: expected a positive integer for n, got 0');
       expect(() => torch.setNumThreads(1.5)).toThrow('setNumThreads: expected a positive integer for n, got 1.5');
     } finally {
