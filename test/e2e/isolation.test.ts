@@ -34,12 +34,12 @@ jupyterTest("the conformance suite's history tests pass with `1 + 1` in the user
   const { home, history } = usedHome();
   const before = snapshot(userFolders({ HOME: home }));
   const r = spawnSync(PY, ["-m", "unittest", "test_conformance.TsgpuKernelTests.test_history"],
-    { cwd: join(ROOT, "test", "kernel"), env: userEnv(home), encoding: "utf8", timeout: 60000 });
+    { cwd: join(ROOT, "test", "kernel"), env: userEnv(home), encoding: "utf8", timeout: 180000 });
   expect(r.stderr).toMatch(/^OK$/m);
   expect(r.status).toBe(0);
   expect(readFileSync(history, "utf8").split("\n").filter(Boolean)).toHaveLength(2);
   expect(changes(before, snapshot(userFolders({ HOME: home })))).toEqual([]);
-}, 60000);
+}, 200000);
 
 test("a kernel started by a test keeps its history in the run's folder", async () => {
   const runDir = process.env[ISOLATED_VAR];

@@ -31,6 +31,9 @@ from pathlib import Path
 import jupyter_kernel_test
 
 ROOT = Path(__file__).resolve().parents[2]
+REPLY_TIMEOUT_S = 60
+# The suite's few direct waits read its module's TIMEOUT when they run.
+jupyter_kernel_test.TIMEOUT = REPLY_TIMEOUT_S
 KERNEL_NAME = "tsgpu"
 
 
@@ -125,6 +128,15 @@ class TsgpuKernelTests(jupyter_kernel_test.KernelTests):
     ]
 
     code_clear_output = 'console.log("going away");\nclearOutput();'
+
+    # The suite waits 15 s for a reply, bound as a default argument when its module loads. A fresh kernel's
+    # first cells on a loaded 2-core machine (its type checker starting beside it) have taken longer; a wait
+    # here is for a hang, not a speed check, so the helpers that take a timeout wait a minute.
+    def execute_helper(self, code, timeout=REPLY_TIMEOUT_S, **kwargs):
+        return super().execute_helper(code, timeout=timeout, **kwargs)
+
+    def history_helper(self, execute_first, timeout=REPLY_TIMEOUT_S, **histargs):
+        return super().history_helper(execute_first, timeout=timeout, **histargs)
 
     @classmethod
     def setUpClass(cls):
