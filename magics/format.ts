@@ -61,7 +61,10 @@ function themed(jp: string, fallback: string, vscode?: string): string {
  * translucent greys. The colors of the memory kinds (COLORS) read on light
  * and dark backgrounds alike. Cell alignment is doubled in specificity to win
  * over JupyterLab's own right-aligned table cells. The last two rules swap
- * what htmlWithFallback and htmlBar write for an output shown without them.
+ * what htmlWithFallback and htmlBar write for an output shown without them;
+ * they match only what follows this <style> element in its own block, as a
+ * page applies every output's <style> to all of its outputs: a cell run in an
+ * untrusted notebook must not show the sanitized chart's texts of another.
  */
 export const STYLE = `<style>
 .tsgpu-out{font-family:${themed("ui-font-family", "system-ui,sans-serif", "font-family")};font-size:${themed("ui-font-size1", "13px")};color:${themed("content-font-color1", "inherit")}}
@@ -78,8 +81,8 @@ export const STYLE = `<style>
 .tsgpu-out svg.tsgpu-timeline{color:inherit;background:transparent}
 .tsgpu-out svg.tsgpu-timeline .grid{stroke:${themed("border-color2", "rgba(128,128,128,.4)", "editorWidget-border")};stroke-opacity:1}
 .tsgpu-out svg.tsgpu-timeline .axis-label{fill:${themed("content-font-color2", "currentColor")};fill-opacity:1}
-.tsgpu-out .tsgpu-styled[hidden]{display:block}
-.tsgpu-out.tsgpu-out .tsgpu-unstyled{display:none}
+.tsgpu-out>style~.tsgpu-styled[hidden]{display:block}
+.tsgpu-out>style~.tsgpu-unstyled,.tsgpu-out>style~* .tsgpu-unstyled{display:none}
 </style>`;
 
 /** Colors of the memory kinds (bars, chart lines). */

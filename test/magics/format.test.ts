@@ -69,8 +69,9 @@ describe("tables", () => {
 
   test("htmlWithFallback: the styled part hidden until the <style> element shows it, the plain part hidden by it", () => {
     expect(htmlWithFallback("<svg/>", "<table/>")).toBe('<div class="tsgpu-styled" hidden="hidden"><svg/></div><div class="tsgpu-unstyled"><table/></div>');
-    expect(STYLE).toContain(".tsgpu-out .tsgpu-styled[hidden]{display:block}");
-    expect(STYLE).toContain(".tsgpu-out.tsgpu-out .tsgpu-unstyled{display:none}");
+    // Only in the block whose <style> element they follow (htmlBlock puts it first).
+    expect(STYLE).toContain(".tsgpu-out>style~.tsgpu-styled[hidden]{display:block}");
+    expect(STYLE).toContain(".tsgpu-out>style~.tsgpu-unstyled,.tsgpu-out>style~* .tsgpu-unstyled{display:none}");
   });
 });
 
