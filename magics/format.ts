@@ -115,14 +115,14 @@ export function htmlBlock(inner: string): string {
 
 /**
  * A table from rows of already-escaped HTML cells; the first row is the
- * header. `numeric[i]` right-aligns column i. The alignment and the caption's
+ * header. `numeric[i]` right-aligns column i (unwrapped). The alignment and the caption's
  * place are also written on each element (style attributes), which
  * JupyterLab's sanitizer keeps in an untrusted notebook where it drops the
  * <style> element.
  */
 export function htmlRows(rows: string[][], numeric: boolean[], caption?: string, cls = ""): string {
   const [head, ...body] = rows;
-  const td = (tag: string, v: string, i: number) => `<${tag}${numeric[i] ? ' class="num" style="text-align:right"' : ' style="text-align:left"'}>${v}</${tag}>`;
+  const td = (tag: string, v: string, i: number) => `<${tag}${numeric[i] ? ' class="num" style="text-align:right;white-space:nowrap"' : ' style="text-align:left"'}>${v}</${tag}>`;
   return `<table${cls ? ` class="${cls}"` : ""}>${caption ? `<caption style="text-align:left">${escapeHtml(caption)}</caption>` : ""}` +
     `<thead><tr>${head.map((h, i) => td("th", h, i)).join("")}</tr></thead>` +
     `<tbody>${body.map((r) => `<tr>${r.map((v, i) => td("td", v, i)).join("")}</tr>`).join("")}</tbody></table>`;

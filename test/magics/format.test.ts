@@ -35,8 +35,8 @@ describe("tables", () => {
   test("htmlTable: the first row is the header, cells escaped, numbers right-aligned, the caption escaped", () => {
     const html = htmlTable(rows, "a & b");
     expect(html.startsWith('<table class="tsgpu-memory"><caption style="text-align:left">a &amp; b</caption><thead><tr>')).toBe(true);
-    expect(html).toContain('<th style="text-align:left">name</th><th class="num" style="text-align:right">bytes</th>');
-    expect(html).toContain('<td style="text-align:left">x&lt;1&gt;</td><td class="num" style="text-align:right">512</td>');
+    expect(html).toContain('<th style="text-align:left">name</th><th class="num" style="text-align:right;white-space:nowrap">bytes</th>');
+    expect(html).toContain('<td style="text-align:left">x&lt;1&gt;</td><td class="num" style="text-align:right;white-space:nowrap">512</td>');
     expect(html.match(/<tr>/g)).toHaveLength(3);
     expect(htmlTable(rows)).not.toContain("<caption>");
   });
@@ -62,8 +62,8 @@ describe("tables", () => {
 
   test("htmlRows: cells as given (already HTML), numeric columns marked and aligned in their style attribute, an optional class and caption", () => {
     const html = htmlRows([["a", "b"], ["<i>1</i>", "2"]], [false, true], "cap", "wide");
-    expect(html).toBe('<table class="wide"><caption style="text-align:left">cap</caption><thead><tr><th style="text-align:left">a</th><th class="num" style="text-align:right">b</th></tr></thead>'
-      + '<tbody><tr><td style="text-align:left"><i>1</i></td><td class="num" style="text-align:right">2</td></tr></tbody></table>');
+    expect(html).toBe('<table class="wide"><caption style="text-align:left">cap</caption><thead><tr><th style="text-align:left">a</th><th class="num" style="text-align:right;white-space:nowrap">b</th></tr></thead>'
+      + '<tbody><tr><td style="text-align:left"><i>1</i></td><td class="num" style="text-align:right;white-space:nowrap">2</td></tr></tbody></table>');
     expect(htmlRows([["a"]], [false])).toBe('<table><thead><tr><th style="text-align:left">a</th></tr></thead><tbody></tbody></table>');
   });
 
