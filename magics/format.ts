@@ -14,13 +14,27 @@ export function escapeHtml(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 
-/** A small HTML table; the first row is the header. */
+/** A formatted byte count or change (formatBytes, with an optional sign), or a placeholder for none. */
+const kByteCell = /^[+-]?\d+(\.\d+)? (B|KiB|MiB|GiB|TiB|PiB)$/;
+const kNoValue = new Set(["", "-", "—"]);
+
+/**
+ * Which columns of `rows` (the first is the header) hold numbers: every body
+ * cell a number, a byte count as formatBytes writes it, or a placeholder,
+ * with at least one value.
+ */
+export function numericColumns(rows: (string | number)[][]): boolean[] {
+  const body = rows.slice(1);
+  return rows[0].map((_, i) => {
+    const cells = body.map((r) => r[i]);
+    const values = cells.filter((v) => typeof v === "number" || !kNoValue.has(v));
+    return values.length > 0 && values.every((v) => typeof v === "number" || kByteCell.test(v));
+  });
+}
+
+/** A small HTML table of plain values (escaped here); the first row is the header. Columns of numbers and byte counts are right-aligned. */
 export function htmlTable(rows: (string | number)[][], caption?: string): string {
-  const [head, ...body] = rows;
-  const cell = (tag: string, v: string | number) => `<${tag} style="text-align:${typeof v === "number" ? "right" : "left"}">${escapeHtml(String(v))}</${tag}>`;
-  return `<table class="tsgpu-memory">${caption ? `<caption>${escapeHtml(caption)}</caption>` : ""}` +
-    `<thead><tr>${head.map((h) => cell("th", h)).join("")}</tr></thead>` +
-    `<tbody>${body.map((r) => `<tr>${r.map((v) => cell("td", v)).join("")}</tr>`).join("")}</tbody></table>`;
+  return htmlRows(rows.map((r) => r.map((v) => escapeHtml(String(v)))), numericColumns(rows), caption, "tsgpu-memory");
 }
 
 /** A plain-text table with aligned columns. */
@@ -46,7 +60,11 @@ function themed(jp: string, fallback: string, vscode?: string): string {
  * where those are not defined, VS Code's, else the page's own text color with
  * translucent greys. The colors of the memory kinds (COLORS) read on light
  * and dark backgrounds alike. Cell alignment is doubled in specificity to win
- * over JupyterLab's own right-aligned table cells.
+ * over JupyterLab's own right-aligned table cells. The last two rules swap
+ * what htmlWithFallback and htmlBar write for an output shown without them;
+ * they match only what follows this <style> element in its own block, as a
+ * page applies every output's <style> to all of its outputs: a cell run in an
+ * untrusted notebook must not show the sanitized chart's texts of another.
  */
 export const STYLE = `<style>
 .tsgpu-out{font-family:${themed("ui-font-family", "system-ui,sans-serif", "font-family")};font-size:${themed("ui-font-size1", "13px")};color:${themed("content-font-color1", "inherit")}}
@@ -63,6 +81,8 @@ export const STYLE = `<style>
 .tsgpu-out svg.tsgpu-timeline{color:inherit;background:transparent}
 .tsgpu-out svg.tsgpu-timeline .grid{stroke:${themed("border-color2", "rgba(128,128,128,.4)", "editorWidget-border")};stroke-opacity:1}
 .tsgpu-out svg.tsgpu-timeline .axis-label{fill:${themed("content-font-color2", "currentColor")};fill-opacity:1}
+.tsgpu-out>style~.tsgpu-styled[hidden]{display:block}
+.tsgpu-out>style~.tsgpu-unstyled,.tsgpu-out>style~* .tsgpu-unstyled{display:none}
 </style>`;
 
 /** Colors of the memory kinds (bars, chart lines). */
@@ -71,10 +91,15 @@ export const COLORS: Record<string, string> = {
   free: "#22c55e", total: "#9ca3af", context: "#14b8a6", others: "#ec4899",
 };
 
-/** A horizontal bar for `value` out of `total`, with its percentage in the tooltip. */
+/**
+ * A horizontal bar for `value` out of `total`, with its percentage in the
+ * tooltip; where the output is shown without its <style> element (an
+ * untrusted notebook), the percentage as text instead.
+ */
 export function htmlBar(value: number, total: number, color: string): string {
   const pct = total > 0 ? Math.max(0, Math.min(100, (value / total) * 100)) : 0;
-  return `<span class="bar" title="${pct.toFixed(1)}% of ${escapeHtml(formatBytes(total))}" data-percent="${pct.toFixed(2)}"><span style="width:${pct.toFixed(2)}%;background:${color}"></span></span>`;
+  return `<span class="bar" title="${pct.toFixed(1)}% of ${escapeHtml(formatBytes(total))}" data-percent="${pct.toFixed(2)}"><span style="width:${pct.toFixed(2)}%;background:${color}"></span>` +
+    `<span class="tsgpu-unstyled">${pct.toFixed(1)}%</span></span>`;
 }
 
 /** The same bar as text: `████░░░░░░` (width characters). */
@@ -88,11 +113,31 @@ export function htmlBlock(inner: string): string {
   return `<div class="tsgpu-out">${STYLE}${inner}</div>`;
 }
 
-/** A table from rows of already-escaped HTML cells; the first row is the header. `numeric[i]` right-aligns column i. */
+/**
+ * A table from rows of already-escaped HTML cells; the first row is the
+ * header. `numeric[i]` right-aligns column i (unwrapped). The alignment and the caption's
+ * place are also written on each element (style attributes), which
+ * JupyterLab's sanitizer keeps in an untrusted notebook where it drops the
+ * <style> element.
+ */
 export function htmlRows(rows: string[][], numeric: boolean[], caption?: string, cls = ""): string {
   const [head, ...body] = rows;
-  const td = (tag: string, v: string, i: number) => `<${tag}${numeric[i] ? ' class="num"' : ""}>${v}</${tag}>`;
-  return `<table${cls ? ` class="${cls}"` : ""}>${caption ? `<caption>${escapeHtml(caption)}</caption>` : ""}` +
+  const td = (tag: string, v: string, i: number) => `<${tag}${numeric[i] ? ' class="num" style="text-align:right;white-space:nowrap"' : ' style="text-align:left"'}>${v}</${tag}>`;
+  return `<table${cls ? ` class="${cls}"` : ""}>${caption ? `<caption style="text-align:left">${escapeHtml(caption)}</caption>` : ""}` +
     `<thead><tr>${head.map((h, i) => td("th", h, i)).join("")}</tr></thead>` +
     `<tbody>${body.map((r) => `<tr>${r.map((v, i) => td("td", v, i)).join("")}</tr>`).join("")}</tbody></table>`;
+}
+
+/**
+ * HTML for an output shown without its <style> element: JupyterLab and the
+ * classic Notebook sanitize the HTML of an untrusted notebook (one opened
+ * from a file, not run here), which removes <style>, <svg> (leaving its
+ * texts run together) and, in the classic Notebook, every style attribute,
+ * but keeps classes and `hidden="hidden"` (not a bare `hidden`: an
+ * attribute without a value is dropped). `styled` is wrapped in a
+ * hidden block that the <style> element shows; `plain`, what stands in for
+ * it, in a block that the <style> element hides.
+ */
+export function htmlWithFallback(styled: string, plain: string): string {
+  return `<div class="tsgpu-styled" hidden="hidden">${styled}</div><div class="tsgpu-unstyled">${plain}</div>`;
 }

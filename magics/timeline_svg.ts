@@ -2,16 +2,20 @@
  * `%memory --timeline`: an SVG chart per device of allocated, reserved and
  * peak memory after every executed cell since the kernel started (a leak
  * shows as a staircase). Hovering a point names its cell and numbers.
- * Self-contained SVG; text and axes take the page's color.
+ * Self-contained SVG; text and axes take the page's color. Where a notebook
+ * is shown untrusted (its HTML sanitized: no <svg>), the same numbers as a
+ * table instead (format.ts htmlWithFallback).
  */
 import type { MagicContext } from "./context";
-import { COLORS, escapeHtml, formatBytes, htmlBlock, textTable } from "./format";
+import { COLORS, escapeHtml, formatBytes, htmlBlock, htmlTable, htmlWithFallback, textTable } from "./format";
 import { magicMime } from "./mime";
 import type { TimelinePoint } from "./timeline";
 
 const W = 640, H = 220, L = 78, R = 16, T = 24, B = 34;
 /** The top of the axis of a chart whose values are all zero. */
 export const kEmptyAxisBytes = 1024;
+/** What stands above the table that replaces the chart in an untrusted notebook. */
+export const kUntrustedNote = "The chart is not shown in an untrusted notebook (trust it, or run the cell again); its numbers, after each cell:";
 const SERIES = [["allocated", COLORS.allocated], ["reserved", COLORS.reserved], ["peak", COLORS.peak]] as const;
 
 type Series = typeof SERIES[number][0];
@@ -71,7 +75,8 @@ export function showTimeline(ctx: MagicContext, devices: string[]): void {
   const note = points.length ? "" : "No cell has finished yet.";
   ctx.output.display({
     "text/plain": note || textTable(rows),
-    "text/html": htmlBlock(note ? `<p class="note">${note}</p>` : shown.map((d) => timelineSvg(points, d)).join("<br/>")),
+    "text/html": htmlBlock(note ? `<p class="note">${note}</p>` : htmlWithFallback(shown.map((d) => timelineSvg(points, d)).join("<br/>"),
+      `<p class="note">${escapeHtml(kUntrustedNote)}</p>${htmlTable(rows)}`)),
     [magicMime("memory")]: { timeline: points.map((p) => ({ ...p, devices: p.devices.filter((d) => devices.includes(d.device)) })) },
   });
 }

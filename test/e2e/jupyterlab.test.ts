@@ -10,7 +10,9 @@
  * later cell — then a Tab completion popup, Shift+Tab inspection, the stop button on a busy loop and
  * Restart Kernel from the menu (after which the live view says it stopped), in the light theme and again in the dark one
  * (JupyterLab's theme setting), with screenshots in test-artifacts/ and the
- * contrast of every text of the outputs measured against the page behind it.
+ * contrast of every text of the outputs measured against the page behind it;
+ * and the same outputs rendered as JupyterLab renders an untrusted notebook's
+ * (sanitized: no <style>, no <svg>) still read as tables.
  */
 import { writeFileSync } from "fs";
 import { join } from "path";
@@ -109,6 +111,8 @@ const why = unavailable();
       const svg = out(4).querySelector("svg.tsgpu-timeline");
       return {
         jsonTrees: document.querySelectorAll(".jp-Notebook .jp-RenderedJSON").length,
+        // What stands in for the bars and the chart where the outputs' <style> is dropped (an untrusted notebook): hidden here.
+        fallbacks: [...document.querySelectorAll(".jp-Notebook .tsgpu-unstyled")].map((e: any) => e.getClientRects().length),
         htmlOutputs: [1, 2, 4, 5].map((i) => Boolean(out(i).querySelector(".jp-RenderedHTMLCommon .tsgpu-out"))),
         caption: table?.querySelector("caption")?.textContent, rows,
         barWidth: bar?.getBoundingClientRect().width, fillWidth: bar?.firstElementChild?.getBoundingClientRect().width, percent: Number(bar?.dataset.percent),
@@ -123,6 +127,8 @@ const why = unavailable();
     // The HTML view of every magic, and no JSON tree anywhere.
     expect(shown.jsonTrees).toBe(0);
     expect(shown.htmlOutputs).toEqual([true, true, true, true]);
+    expect(shown.fallbacks.length).toBeGreaterThan(2);
+    expect(shown.fallbacks.every((n: number) => n === 0)).toBe(true);
     expect(shown.caption).toMatch(/^cpu — \d+\.\d\d GiB$/);
     expect(shown.rows.find((r: string[]) => r[0] === "allocated")!.slice(0, 2)).toEqual(["allocated", "4.00 MiB"]);
     expect(shown.barWidth).toBe(180);
@@ -159,6 +165,45 @@ const why = unavailable();
     const darkBody = await page.evaluate(() => getComputedStyle(document.querySelector(".jp-Notebook")).backgroundColor);
     expect(darkBody).not.toBe("rgb(255, 255, 255)");
     await shot("jupyterlab-dark.png");
+
+    step("rendering the outputs as an untrusted notebook shows them");
+    // A notebook opened from a file (the committed notebooks/, one shared by a colleague) is untrusted: JupyterLab's
+    // sanitizer drops the outputs' <style> and <svg>. The same outputs of %memory and --timeline through JupyterLab's
+    // own HTML renderer, untrusted: aligned columns, the bars' shares as text, the chart's numbers as a table and
+    // none of its texts run together; readable on the dark theme. The trusted outputs stay on the page, as a cell run
+    // in an untrusted notebook does: their <style> elements apply to the whole page and must not undo the fallbacks.
+    const untrusted = await page.evaluate(async () => {
+      const panel = (window as any).jupyterapp.shell.currentWidget;
+      const host = document.createElement("div");
+      host.id = "tsgpu-untrusted-copy";
+      host.style.cssText = "position:fixed;inset:0;overflow:auto;z-index:10000;padding:12px;background:var(--jp-layout-color0)";
+      document.body.appendChild(host);
+      for (const i of [1, 4]) {
+        const renderer = panel.content.rendermime.createRenderer("text/html");
+        await renderer.renderModel({ trusted: false, data: panel.content.widgets[i].model.outputs.get(0).data, metadata: {}, setData() { /* read only */ } });
+        host.appendChild(renderer.node);
+      }
+      const [overview, timeline] = [...host.children] as any[];
+      const row = (tr: any) => [...tr.querySelectorAll("td")].map((td: any) => td.textContent.trim());
+      const allocated = [...overview.querySelectorAll("tbody tr")].find((tr: any) => tr.cells[0].textContent === "allocated");
+      const shown = (e: any) => Boolean(e) && e.getClientRects().length > 0;
+      return {
+        styles: host.querySelectorAll("style, svg").length,
+        align: [...allocated.cells].slice(0, 2).map((td: any) => getComputedStyle(td).textAlign),
+        share: allocated.querySelector(".bar").textContent, shareShown: shown(allocated.querySelector(".bar .tsgpu-unstyled")),
+        chartShown: shown(timeline.querySelector(".tsgpu-styled")), chartText: timeline.innerText.includes("memory after each cell"),
+        table: [...timeline.querySelectorAll(".tsgpu-unstyled tbody tr")].map(row),
+      };
+    });
+    expect(untrusted.styles).toBe(0);
+    expect(untrusted.align).toEqual(["left", "right"]);
+    expect([untrusted.share, untrusted.shareShown]).toEqual([expect.stringMatching(/^\d+\.\d%$/), true]);
+    expect([untrusted.chartShown, untrusted.chartText]).toEqual([false, false]);
+    expect(untrusted.table).toEqual(expect.arrayContaining([["1", "4.00 MiB", "20.00 MiB", "4.00 MiB"], ["4", "8.00 MiB", "20.00 MiB", "8.00 MiB"]]));
+    const untrustedDark = await page.evaluate(worstContrast, { ...OUTPUT_TEXTS, selector: OUTPUT_TEXTS.selector.split(", ").map((s) => `#tsgpu-untrusted-copy ${s}`).join(", ") });
+    expect([untrustedDark.min >= 4.5, untrustedDark.where]).toEqual([true, untrustedDark.where]);
+    await page.screenshot({ path: join(ARTIFACTS, "jupyterlab-untrusted-dark.png") });
+    await page.evaluate(() => document.getElementById("tsgpu-untrusted-copy").remove());
 
     step("completing with Tab");
     // Tab completion in a new cell: the popup lists torch's functions, marked as functions.

@@ -2,7 +2,7 @@
  * The magics' output helpers (magics/format.ts) on their own: byte counts,
  * HTML escaping, the HTML and text tables, the bars, and the styled block.
  */
-import { COLORS, escapeHtml, formatBytes, htmlBar, htmlBlock, htmlRows, htmlTable, STYLE, textBar, textTable } from "../../magics/format";
+import { COLORS, escapeHtml, formatBytes, htmlBar, htmlBlock, htmlRows, htmlTable, htmlWithFallback, numericColumns, STYLE, textBar, textTable } from "../../magics/format";
 
 describe("formatBytes", () => {
   test("bytes as integers below 1 KiB, then two decimals in the largest unit under 1024 of it", () => {
@@ -34,11 +34,18 @@ describe("tables", () => {
 
   test("htmlTable: the first row is the header, cells escaped, numbers right-aligned, the caption escaped", () => {
     const html = htmlTable(rows, "a & b");
-    expect(html.startsWith('<table class="tsgpu-memory"><caption>a &amp; b</caption><thead><tr>')).toBe(true);
-    expect(html).toContain('<th style="text-align:left">name</th><th style="text-align:left">bytes</th>');
-    expect(html).toContain('<td style="text-align:left">x&lt;1&gt;</td><td style="text-align:right">512</td>');
+    expect(html.startsWith('<table class="tsgpu-memory"><caption style="text-align:left">a &amp; b</caption><thead><tr>')).toBe(true);
+    expect(html).toContain('<th style="text-align:left">name</th><th class="num" style="text-align:right;white-space:nowrap">bytes</th>');
+    expect(html).toContain('<td style="text-align:left">x&lt;1&gt;</td><td class="num" style="text-align:right;white-space:nowrap">512</td>');
     expect(html.match(/<tr>/g)).toHaveLength(3);
     expect(htmlTable(rows)).not.toContain("<caption>");
+  });
+
+  test("numericColumns: numbers and byte counts (with a sign, or a placeholder for none) are numeric; text is not, nor an empty column", () => {
+    expect(numericColumns([["device", "freed", "change", "count", "why", "empty"],
+      ["cpu", "4.00 MiB", "+1.00 MiB", 3, "-", ""], ["cuda:0", "512 B", "-12 B", "-", "2 segments (22.00 MiB)", ""]]))
+      .toEqual([false, true, true, true, false, false]);
+    expect(numericColumns([["bytes"], ["1.5 MiB or so"]])).toEqual([false]);
   });
 
   test("textTable: columns as wide as their widest cell, text padded right, numbers left, no trailing spaces", () => {
@@ -53,11 +60,18 @@ describe("tables", () => {
     for (const l of lines) expect(l).toBe(l.trimEnd());
   });
 
-  test("htmlRows: cells as given (already HTML), numeric columns marked, an optional class and caption", () => {
+  test("htmlRows: cells as given (already HTML), numeric columns marked and aligned in their style attribute, an optional class and caption", () => {
     const html = htmlRows([["a", "b"], ["<i>1</i>", "2"]], [false, true], "cap", "wide");
-    expect(html).toBe('<table class="wide"><caption>cap</caption><thead><tr><th>a</th><th class="num">b</th></tr></thead>'
-      + '<tbody><tr><td><i>1</i></td><td class="num">2</td></tr></tbody></table>');
-    expect(htmlRows([["a"]], [false])).toBe("<table><thead><tr><th>a</th></tr></thead><tbody></tbody></table>");
+    expect(html).toBe('<table class="wide"><caption style="text-align:left">cap</caption><thead><tr><th style="text-align:left">a</th><th class="num" style="text-align:right;white-space:nowrap">b</th></tr></thead>'
+      + '<tbody><tr><td style="text-align:left"><i>1</i></td><td class="num" style="text-align:right;white-space:nowrap">2</td></tr></tbody></table>');
+    expect(htmlRows([["a"]], [false])).toBe('<table><thead><tr><th style="text-align:left">a</th></tr></thead><tbody></tbody></table>');
+  });
+
+  test("htmlWithFallback: the styled part hidden until the <style> element shows it, the plain part hidden by it", () => {
+    expect(htmlWithFallback("<svg/>", "<table/>")).toBe('<div class="tsgpu-styled" hidden="hidden"><svg/></div><div class="tsgpu-unstyled"><table/></div>');
+    // Only in the block whose <style> element they follow (htmlBlock puts it first).
+    expect(STYLE).toContain(".tsgpu-out>style~.tsgpu-styled[hidden]{display:block}");
+    expect(STYLE).toContain(".tsgpu-out>style~.tsgpu-unstyled,.tsgpu-out>style~* .tsgpu-unstyled{display:none}");
   });
 });
 
@@ -72,6 +86,8 @@ describe("bars", () => {
     const bar = htmlBar(1024, 3 * 1024, COLORS.reserved);
     expect(bar).toContain(`title="33.3% of ${formatBytes(3 * 1024)}"`);
     expect(bar).toContain(`width:33.33%;background:${COLORS.reserved}`);
+    // Without the <style> element (an untrusted notebook), the share as text.
+    expect(bar).toContain('<span class="tsgpu-unstyled">33.3%</span>');
   });
 
   test("textBar: filled and empty cells add up to the width", () => {

@@ -45,8 +45,10 @@ describe("%memory --tensors: the cell and line that made each tensor", () => {
     expect(text).toMatch(/^Cell In\[2\], line 3\s+1\s+4\.00 MiB$/m);
     expect(text).toContain("Tensors under 1.00 MiB record the cell that made them but not the line");
     const html: string = data["text/html"];
-    expect(html).toMatch(/<table class="tsgpu-tensors">.*<td>Cell In\[2\], line 3<\/td>/s);
-    expect(html).toMatch(/<table class="tsgpu-sites">.*<td>Cell In\[2\], line 3<\/td><td class="num">1<\/td><td class="num">4\.00 MiB<\/td>/s);
+    expect(html).toMatch(/<table class="tsgpu-tensors">.*<td style="text-align:left">Cell In\[2\], line 3<\/td>/s);
+    const num = '<td class="num" style="text-align:right;white-space:nowrap">';
+    expect(html).toContain(`<table class="tsgpu-sites">`);
+    expect(html.slice(html.indexOf('<table class="tsgpu-sites">'))).toContain(`<td style="text-align:left">Cell In[2], line 3</td>${num}1</td>${num}4.00 MiB</td>`);
   });
 
   test("small tensors capture no stack; the large one captured one", async () => {

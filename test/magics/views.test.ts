@@ -29,10 +29,10 @@ describe("%memory views", () => {
     expect(cpu.free).toBeLessThanOrEqual(cpu.total);
     const html: string = data["text/html"];
     expectSelfContained(html);
-    expect(html).toContain("<caption>cpu — ");
+    expect(html).toContain('<caption style="text-align:left">cpu — ');
     const pct = (4 * MiB / cpu.total) * 100;
     expect(html).toContain(`data-percent="${pct.toFixed(2)}"`);
-    for (const row of ["allocated", "peak allocated", "reserved but unallocated", "non-releasable (split blocks)", "device total"]) expect(html).toContain(`<td>${row}</td>`);
+    for (const row of ["allocated", "peak allocated", "reserved but unallocated", "non-releasable (split blocks)", "device total"]) expect(html).toContain(`<td style="text-align:left">${row}</td>`);
     const text: string = data["text/plain"];
     expect(text).toMatch(/^\s+allocated\s+4\.00 MiB\s+[█░]{20}\s+1 live tensor$/m);
   });
@@ -75,7 +75,7 @@ describe("%memory views", () => {
     expect(cpu.delta).toBe(MiB);
     expect(cpu.peak - (cpu.allocated - cpu.delta)).toBeGreaterThanOrEqual(3 * MiB); // w and the 2 MiB temporary together
     expect(end.content.data["text/plain"]).toMatch(/^\[memory\] cell \d+ · cpu: \+1\.00 MiB allocated \(peak \d+\.\d\d MiB\), \d+\.\d\d MiB reserved \(live\)/);
-    expect(end.content.data["text/html"]).toContain("<td class=\"num\">+1.00 MiB</td>");
+    expect(end.content.data["text/html"]).toContain('<td class="num" style="text-align:right;white-space:nowrap">+1.00 MiB</td>');
 
     // A cell that allocates, then awaits: the view changes while it waits, before the cell ends. It waits until the
     // test has seen two updates (it then creates the gate), or 30 s, and says which ended the wait.
