@@ -10,7 +10,8 @@
  * later cells see, or imports), and a cell run again under the same version
  * is answered here (see `remembered`). A cell's commit waits for the answer
  * and is not sent for a cell that declares and imports nothing (see
- * `deferredCommit`).
+ * `deferredCommit`). Arithmetic on number literals (`1+1`) never reaches
+ * the thread (trivial_cell.ts).
  */
 import { closeSync, existsSync, rmSync } from "fs";
 import { join } from "path";
@@ -22,6 +23,7 @@ import {
   type LaunchedChecker, checkerSnapshotFile, requestCheckerSnapshot, snapshotsEnabled, takeLaunchedChecker, writeCheckerStart,
 } from "./checker_snapshot";
 import type { ProjectSetup } from "./project";
+import { isLiteralArithmetic } from "./trivial_cell";
 
 /** `on`: diagnostics are warnings; `strict`: type errors stop the cell before it runs; `off`: no checking. */
 export type TypecheckMode = "on" | "off" | "strict";
@@ -326,6 +328,11 @@ export class TypeChecker {
    */
   analyze(code: string): PendingCheck {
     const seq = ++this.seq;
+    // Arithmetic on literals declares nothing and has no diagnostics: answered here, nothing to commit.
+    if (isLiteralArithmetic(code)) {
+      this.answeredHere = seq;
+      return { seq, diagnostics: Promise.resolve([]), known: [] };
+    }
     // A cell run before the thread was started starts it: its diagnostics come once the thread is warm.
     this.start();
     if (this.mode === "off") {

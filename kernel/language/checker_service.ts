@@ -7,7 +7,7 @@
  */
 import { readlinkSync } from "fs";
 import { setPriority } from "os";
-import { setFlagsFromString } from "v8";
+import { getHeapStatistics, setFlagsFromString } from "v8";
 import { runInNewContext } from "vm";
 import type { CellLanguage } from "./cell_language";
 import type { CheckerReply, CheckerRequest } from "./checker_protocol";
@@ -42,14 +42,27 @@ export function lowerCheckerPriority(): void {
 
 /**
  * Every completion, inspection and new cell is a new program and type
- * checker: tens of MiB of garbage each. V8 lets such a heap grow to about
- * four times what is live before it collects, and keeps the pages after: a
- * flood of completion requests left the checker 440 MiB larger. So the
- * checker collects its garbage itself after every kCollectEvery requests
- * that built a program, and once it has been idle for kCollectIdleMs after any.
+ * checker: tens of MiB of garbage for a completion, 1–2 MiB for a small
+ * cell. V8 lets such a heap grow to about four times what is live before it
+ * collects, and keeps the pages after: a flood of completion requests left
+ * the checker 440 MiB larger. So the checker collects its garbage itself
+ * after every kCollectEvery requests that built a program, and once it has
+ * been idle for kCollectIdleMs after any, if the heap grew by
+ * kCollectIdleGrowth since the last collection. That bound matters: a full
+ * collection of a heap holding the parsed libraries (about 75 MiB live)
+ * costs 0.3–0.6 s of CPU, and collecting after each cell that reached the
+ * checker cost a kernel running short cells more CPU than the cells
+ * themselves (0.5–0.9 ms a cell over 500 cells of `1+1`, whose only program
+ * was the first one's).
  */
 const kCollectEvery = 32;
 const kCollectIdleMs = 1000;
+const kCollectIdleGrowth = 16 * 1024 * 1024;
+
+/** Bytes of this heap in use (live and garbage not yet collected). */
+function heapUsed(): number {
+  return getHeapStatistics().used_heap_size;
+}
 
 /**
  * A full collection of this heap (`gc` is there when the process runs with
@@ -80,17 +93,20 @@ export function serveChecker(link: CheckerLink, start: (warmUp: boolean) => Cell
   let scheduled = false;
   const send = (m: CheckerReply) => link.send(m);
   let sinceCollect = 0;
+  /** The heap in use after the last collection (or once the checker was ready). */
+  let usedAfterCollect = 0;
   let idleCollect: NodeJS.Timeout | undefined;
   const collect = (): void => {
     if (idleCollect) { clearTimeout(idleCollect); idleCollect = undefined; }
     sinceCollect = 0;
     collectGarbage();
+    usedAfterCollect = heapUsed();
   };
-  /** Counts a request that built a program; collects when enough did, or once the queue stays empty. */
+  /** Counts a request that built a program; collects when enough did, or once the queue stays empty with enough garbage. */
   const countProgram = (): void => {
     if (++sinceCollect >= kCollectEvery) { collect(); return; }
     if (idleCollect) clearTimeout(idleCollect);
-    idleCollect = setTimeout(() => { if (!queue.length) collect(); }, kCollectIdleMs);
+    idleCollect = setTimeout(() => { if (!queue.length && heapUsed() - usedAfterCollect >= kCollectIdleGrowth) collect(); }, kCollectIdleMs);
     idleCollect.unref();
   };
 
@@ -165,6 +181,7 @@ export function serveChecker(link: CheckerLink, start: (warmUp: boolean) => Cell
     try {
       const t0 = Date.now();
       language = start(!queue.some((r) => r.kind === "analyze"));
+      usedAfterCollect = heapUsed();
       send({ kind: "ready", ms: Date.now() - t0, nodeTypes: language.project.hasNodeTypes });
       lowerCheckerPriority();
       afterReady();
