@@ -126,11 +126,12 @@ describe('linalg beyond PyTorch comparisons', () => {
       torch.setNumThreads(3);
       expect(torch.getNumThreads()).toBe(3);
       const three = Array.from(torch.matmul(big1, big2).toArray() as Float32Array);
-      // Not bit for bit: with more threads BLAS may split the sums over k in another order (OpenBLAS 0.3.21 does
-      // on AMD EPYC: differences of about 1e-7 relative), as PyTorch's CPU matmul also may.
+      // Not bit for bit: with more threads BLAS may split the sums over k in another order and take other kernels
+      // (OpenBLAS 0.3.21 does on AMD EPYC: up to 1.1e-5 of max(1, |value|) over these k = 300 sums), as PyTorch's
+      // CPU matmul also may. A wrong result would be off by the size of the values.
       const worst = one.reduce((w, v, i) => Math.max(w, Math.abs(three[i] - v) / Math.max(1, Math.abs(v))), 0);
       expect(three.length).toBe(one.length);
-      expect(worst).toBeLessThan(1e-5);
+      expect(worst).toBeLessThan(1e-4);
       expect(() => torch.setNumThreads(0)).toThrow('setNumThreads: expected a positive integer for n, got 0');
       expect(() => torch.setNumThreads(1.5)).toThrow('setNumThreads: expected a positive integer for n, got 1.5');
     } finally {
