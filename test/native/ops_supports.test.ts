@@ -97,3 +97,11 @@ describe('unsupportedError: the messages of ops that refuse a dtype, from the op
     expect(() => unsupportedError('x', 'frobnicate', 'cpu', 'float32')).toThrow("unsupportedError: no op named 'frobnicate' in the op list");
   });
 });
+
+test('convolutions and pools refuse integer inputs naming the kernel they run', () => {
+  const x = torch.ones(1, 1, 4, 4, { dtype: 'int32' });
+  expect(() => torch.conv2d(x, torch.ones(1, 1, 2, 2, { dtype: 'int32' })))
+    .toThrow('conv2d: dtype int32 of input is not supported: no int32 im2col on cpu; no device has one (im2col takes float32, float64, float16 or bfloat16 on cpu); cast to a floating dtype first');
+  expect(() => torch.maxPool2d(x, 2)).toThrow(/^maxPool2d: dtype int32 of input is not supported: no int32 im2col on cpu/);
+  expect(() => torch.adaptiveAvgPool2d(x, 2)).toThrow(/^adaptiveAvgPool2d: dtype int32 of input is not supported: no int32 gemm on cpu/);
+});
