@@ -18,6 +18,7 @@ import './ops/creation';
 import './ops/elementwise';
 import './ops/math';
 import './generated/unary_ops';
+import './generated/binary_ops';
 import './ops/reduce';
 import './ops/indexing';
 import './ops/scatter';
@@ -77,8 +78,7 @@ export {
 } from './ops/creation';
 export { add, sub, AlphaOptions } from './ops/elementwise';
 export {
-  sign, round, gelu, logicalNot, mul, div, remainder, maximum, minimum,
-  eq, ne, lt, le, gt, ge, logicalAnd, logicalOr, logicalXor, where, clamp, lerp, GeluOptions, SoftplusOptions, DivOptions, AddcOptions, RoundOptions,
+  sign, round, gelu, logicalNot, div, where, clamp, lerp, GeluOptions, SoftplusOptions, DivOptions, AddcOptions, RoundOptions,
 } from './ops/math';
 export {
   mean, amax, amin, all, any, argmax, argmin, var, std, max, min,
@@ -141,9 +141,7 @@ export {
 export { isFloatingPoint, finfo, iinfo, FInfo, IInfo } from './ops/dtype_info';
 export { indexPut, IndexPutOptions } from './ops/advanced_index';
 export {
-  atan2, arctan2, hypot, copysign, fmod,
-  bitwiseAnd, bitwiseOr, bitwiseXor, bitwiseNot, bitwiseLeftShift, bitwiseRightShift,
-  square, clip, isnan, isinf, isposinf, isneginf, isfinite, nanToNum, floorDivide, xlogy, heaviside, logit, NanToNumOptions,
+  bitwiseNot, square, clip, isnan, isinf, isposinf, isneginf, isfinite, nanToNum, floorDivide, xlogy, heaviside, logit, NanToNumOptions,
 } from './ops/math_functions';
 export { dot, vdot, mv, addmv, baddbmm, addbmm, kron, trace } from './ops/linalg_more';
 export {
@@ -202,3 +200,6 @@ export * as safetensors from './serialization/safetensors';
 // The plain unary ops (exp, neg, tan, …), generated from the op list with their methods. A name
 // exported by name above (exp, log, … wrapped for autocast by amp/install) wins over the star.
 export * from './generated/unary_ops';
+// The plain binary ops and comparisons (mul, maximum, eq, atan2, bitwiseAnd, …), generated from
+// their rows (scripts/gen_binary_ops.js) with their methods and in-place forms.
+export * from './generated/binary_ops';

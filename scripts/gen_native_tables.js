@@ -7,6 +7,9 @@
  *                                                        and native/generated/unary_ops.ts
  *                                                        (the plain unary ops' TypeScript
  *                                                        surface, see gen_unary_ops.js)
+ *                                                        and native/generated/binary_ops.ts
+ *                                                        (the plain binary ops and comparisons,
+ *                                                        see gen_binary_ops.js)
  * Run by `npm run build:ts`; test/native/tables.test.ts checks the output
  * against what the built addon reports (dtypes(), opList()).
  * With --check it only reports (exit 1) when a generated file is out of date.
@@ -15,6 +18,7 @@
 const fs = require('fs');
 const path = require('path');
 const { unaryOpsModule, plainUnaryTable } = require('./gen_unary_ops');
+const { binaryOpsModule, plainBinaryTable } = require('./gen_binary_ops');
 
 const root = path.resolve(__dirname, '..');
 const header = (src) =>
@@ -91,7 +95,7 @@ function opList(ops) {
     out += `  { name: '${op.name}', inputs: ${q(op.inputs)}, outputs: ${q(op.outputs)}, attrs: ${q(op.attrs)}, dtypes: '${op.dtypes}', inplace: ${op.inplace} },\n`;
   }
   out += `];\n`;
-  return out + plainUnaryTable(ops);
+  return out + plainUnaryTable(ops) + plainBinaryTable(ops);
 }
 
 function main() {
@@ -101,6 +105,7 @@ function main() {
     'native/generated/dtypes.ts': dtypes(),
     'native/generated/op_list.ts': opList(ops),
     'native/generated/unary_ops.ts': unaryOpsModule(ops, header('native/src/runtime/op_list.h')),
+    'native/generated/binary_ops.ts': binaryOpsModule(ops, header('native/src/runtime/op_list.h') + '// (and the rows of scripts/gen_binary_ops.js).\n'),
   };
   let stale = 0;
   for (const [rel, content] of Object.entries(files)) {

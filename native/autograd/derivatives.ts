@@ -15,6 +15,7 @@
  * of the op list has a row.
  */
 import { DType } from '../dtype';
+import { NOT_DIFFERENTIABLE, PLAIN_BINARY_OPS } from '../generated/op_list';
 import { Tensor } from '../tensor';
 import { where } from '../ops/math';
 import { zeros } from '../ops/creation';
@@ -260,6 +261,18 @@ const unary = (name: string, f: (c: BackwardContext) => Tensor, saves: { inputs?
 
 const nondiff = (name: string): DerivativeRow => ({ name, nondifferentiable: true });
 
+/**
+ * The rows of the generated binary ops whose derivative slot (their row in
+ * scripts/gen_binary_ops.js, PLAIN_BINARY_OPS) says not differentiable: the
+ * comparisons, logical and bitwise ops, with PyTorch's node names
+ * (`EqBackward0`, `BitwiseAndBackward0`). The others' slots name a formula of
+ * the table below (test/native/binary_ops.test.ts checks the names agree).
+ */
+const GENERATED_NONDIFFERENTIABLE: Record<string, DerivativeRow> = Object.fromEntries(
+  PLAIN_BINARY_OPS.filter((o) => o.derivative === NOT_DIFFERENTIABLE)
+    .map((o) => [o.name, nondiff(`${o.name[0].toUpperCase()}${o.name.slice(1)}Backward0`)]),
+);
+
 export const DERIVATIVES: Readonly<Record<string, DerivativeRow>> = {
   copy: { name: 'CopyBackwards', backward: (c) => [c.grad()] },
   fill: { name: 'FillBackward0', backward: () => [] },
@@ -366,11 +379,6 @@ export const DERIVATIVES: Readonly<Record<string, DerivativeRow>> = {
     backward: (c) => [c.needs(0) ? c.grad() : null, c.needs(1) ? c.grad().mul((c.input(0) as Tensor).div(c.input(1), { roundingMode: 'trunc' })).neg() : null],
   },
   bitwiseNot: nondiff('BitwiseNotBackward0'),
-  bitwiseAnd: nondiff('BitwiseAndBackward0'),
-  bitwiseOr: nondiff('BitwiseOrBackward0'),
-  bitwiseXor: nondiff('BitwiseXorBackward0'),
-  bitwiseLeftShift: nondiff('BitwiseLeftShiftBackward0'),
-  bitwiseRightShift: nondiff('BitwiseRightShiftBackward0'),
 
   mul: {
     name: 'MulBackward0',
@@ -420,15 +428,7 @@ export const DERIVATIVES: Readonly<Record<string, DerivativeRow>> = {
   },
   maximum: { name: 'MaximumBackward0', savesInputs: [0, 1], backward: (c) => extremumBackward(c, true) },
   minimum: { name: 'MinimumBackward0', savesInputs: [0, 1], backward: (c) => extremumBackward(c, false) },
-  eq: nondiff('EqBackward0'),
-  ne: nondiff('NeBackward0'),
-  lt: nondiff('LtBackward0'),
-  le: nondiff('LeBackward0'),
-  gt: nondiff('GtBackward0'),
-  ge: nondiff('GeBackward0'),
-  logicalAnd: nondiff('LogicalAndBackward0'),
-  logicalOr: nondiff('LogicalOrBackward0'),
-  logicalXor: nondiff('LogicalXorBackward0'),
+  ...GENERATED_NONDIFFERENTIABLE,
   where: {
     name: 'WhereBackward0',
     savesInputs: [0],

@@ -100,7 +100,7 @@ function checkOperands(op: string, input: Tensor, weight: Tensor, bias: Tensor |
   checkTensor(op, 'weight', weight);
   if (bias !== null && bias !== undefined) checkTensor(op, 'bias', bias);
   sameDevice(op, [input, weight, bias]);
-  checkFloating(op, 'input', input);
+  checkFloating(op, 'input', input, 'im2col');
   for (const [name, t] of [['weight', weight], ['bias', bias]] as const) {
     if (t && t.dtype !== input.dtype) {
       throw codedError('TSGPU_ARG', `${op}: Input type (${input.dtype}) and ${name} type (${t.dtype}) should be the same`);

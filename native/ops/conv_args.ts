@@ -6,6 +6,7 @@
  */
 import { codedError } from '../errors';
 import { formatShape, Tensor } from '../tensor';
+import { unsupportedError } from './supports';
 import { argError } from './helpers';
 
 /** A size given for both spatial dims, or once for both (PyTorch's `_pair`). */
@@ -47,9 +48,16 @@ export function windowCount(size: number, kernel: number, stride: number, pad: n
   return out;
 }
 
-/** A floating dtype is required (the window kernels are written for float16, bfloat16, float32 and float64). */
-export function checkFloating(op: string, name: string, t: Tensor): void {
+/**
+ * A floating dtype is required (the window kernels are written for float16,
+ * bfloat16, float32 and float64). With `kernel`, the op-list op whose kernel
+ * lacks the dtype, the refusal is written from the op list (supports.ts
+ * unsupportedError); without, it is an argument error (a composition that
+ * follows PyTorch's dtype rule).
+ */
+export function checkFloating(op: string, name: string, t: Tensor, kernel?: 'im2col' | 'gemm'): void {
   if (!['float32', 'float64', 'float16', 'bfloat16'].includes(t.dtype)) {
+    if (kernel !== undefined) throw unsupportedError(op, kernel, t.device, t.dtype, { reason: `dtype ${t.dtype} of ${name} is not supported`, hint: 'cast to a floating dtype first' });
     argError(op, 'a floating tensor (float16, bfloat16, float32 or float64)', name, t.dtype);
   }
 }

@@ -9,7 +9,8 @@ import { shapeError, codedError } from '../errors';
 import { formatShape, Tensor } from '../tensor';
 import { arange, fromBuffer, zeros } from './creation';
 import { argError, broadcastShapesFor, castTo, checkTensor, emptyTensor, runInto, runOp, sameDevice } from './helpers';
-import { ge, le, where } from './math';
+import { ge, le } from '../generated/binary_ops';
+import { where } from './math';
 import { hasInternalOverlap } from './overlap';
 
 /** Concatenates tensors along an existing dim (dtypes promote; 1-D empty tensors are skipped, as PyTorch). */

@@ -12,10 +12,13 @@ import { shapeError, codedError } from '../errors';
 import { formatShape, Tensor } from '../tensor';
 import { argError, broadcastShapesFor, checkTensor, emptyTensor, runOp, sameDevice } from './helpers';
 import { dropout } from './dropout';
+import { unsupportedError } from './supports';
 import { enableFlashSdp, flashAttention, flashSdpEnabled, useFlashAttention } from './flash_attention';
 import { expandTo, reshape, transpose, unsqueeze } from './views';
 
 const GEMM_DTYPES: readonly DType[] = ['float32', 'float64', 'float16', 'bfloat16'];
+/** The dtypes whose matrix products cpu composes without the gemm kernel (integerGemmInto). */
+const INTEGER_PRODUCT_DTYPES: readonly DType[] = ['int8', 'uint8', 'int16', 'int32', 'int64'];
 
 /** The PyTorch-style switches of the CUDA matmul. */
 export const backends = {
@@ -73,9 +76,10 @@ function cudaNotice(device: string): void {
   }
 }
 
-function checkFloat(op: string, name: string, t: Tensor): void {
+/** Refuses a `t` (argument `name`) of a dtype that the kernel `kernel` runs has no kernel for, in supports.ts's words. */
+function checkFloat(op: string, name: string, t: Tensor, kernel: 'gemm' | 'attention' = 'gemm'): void {
   if (!GEMM_DTYPES.includes(t.dtype)) {
-    throw codedError('TSGPU_UNSUPPORTED', `${op}: dtype ${t.dtype} of ${name} is not supported (expected float32, float64, float16 or bfloat16)`);
+    throw unsupportedError(op, kernel, t.device, t.dtype, { reason: `dtype ${t.dtype} of ${name} is not supported` });
   }
 }
 
@@ -90,12 +94,15 @@ const TORCH_SCALAR_NAME: Partial<Record<DType, string>> = { int64: 'Long', int32
 function integerProduct(op: string, dtype: DType, device: string): boolean {
   if (GEMM_DTYPES.includes(dtype)) return false;
   const name = TORCH_SCALAR_NAME[dtype] ?? dtype;
+  const composed = { cpu: INTEGER_PRODUCT_DTYPES };
   if (dtype === 'bool') {
-    throw codedError('TSGPU_UNSUPPORTED', `${op}: "addmm" not implemented for '${name}' (matrix products of bool tensors are not supported, as in PyTorch)`);
+    throw unsupportedError(op, 'gemm', device, dtype, { reason: `"addmm" not implemented for '${name}'`, composed, hint: 'matrix products of bool tensors are not supported, as in PyTorch' });
   }
   if (device !== 'cpu') {
-    throw codedError('TSGPU_UNSUPPORTED', `${op}: "addmm_cuda" not implemented for '${name}': integer matrix products run on cpu only ` +
-      '(as in PyTorch); cast to a floating dtype, or compute on cpu');
+    throw unsupportedError(op, 'gemm', device, dtype, {
+      reason: `"addmm_cuda" not implemented for '${name}'`, composed,
+      hint: 'integer matrix products run on cpu only (as in PyTorch); cast to a floating dtype, or compute on cpu',
+    });
   }
   return true;
 }
@@ -392,7 +399,7 @@ export function scaledDotProductAttention(q: Tensor, k: Tensor, v: Tensor, opts:
   });
   const mask = opts.attnMask ?? null;
   const device = sameDevice(op, mask ? [q, k, v, mask] : [q, k, v]);
-  checkFloat(op, 'query', q);
+  checkFloat(op, 'query', q, 'attention');
   const dtype = checkSameDtype(op, [q, k, v]);
   const dropoutP = opts.dropoutP ?? 0;
   if (typeof dropoutP !== 'number' || !(dropoutP >= 0 && dropoutP <= 1)) argError(op, 'a probability in [0, 1]', 'dropoutP', dropoutP);

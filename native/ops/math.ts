@@ -2,15 +2,18 @@
  * Elementwise math beyond add/sub: the unary functions whose TypeScript does
  * more than hand the tensor to its kernel (sign, round, gelu, softplus,
  * logicalNot; the plain unary ops such as exp or neg are generated from the
- * op list into native/generated/unary_ops.ts), products and quotients, powers,
- * comparisons, logical ops, where, clamp, lerp, addcmul/addcdiv.
+ * op list into native/generated/unary_ops.ts), div and pow (the plain binary
+ * ops and comparisons, mul … logicalXor, are generated into
+ * native/generated/binary_ops.ts), where, clamp, lerp, addcmul/addcdiv.
  * PyTorch's names and semantics: broadcasting, type promotion with numbers as
  * weak scalars, integer inputs of floating functions computed in the default
  * dtype, comparisons giving bool; every op has an in-place `_` method.
  */
-import { DType, getDefaultDtype, isFloatingPoint, resultType } from '../dtype';
+import { getDefaultDtype, isFloatingPoint, resultType } from '../dtype';
 import { codedError } from '../errors';
+import { mul } from '../generated/binary_ops';
 import { Tensor } from '../tensor';
+import { checkIntegerDivisor } from './binary';
 import { argError, checkTensor, elementwise } from './helpers';
 import { unaryFloat, unaryNumeric } from './unary';
 
@@ -91,14 +94,13 @@ export function logicalNot(t: Tensor): Tensor {
 
 // ---------------------------------------------------------------- binary
 
+// The plain binary ops and comparisons (mul, remainder, maximum, minimum, eq … logicalXor) are
+// generated from their rows (scripts/gen_binary_ops.js → native/generated/binary_ops.ts). The two
+// here are written by hand (listed in the generator's HAND_WRITTEN): div for its roundingMode and
+// integer true division, pow for its refusal of negative integer powers.
+
 function firstTensor(op: string, a: Operand, b: Operand): void {
   if (!(a instanceof Tensor) && !(b instanceof Tensor)) argError(op, 'at least one Tensor', 'self or other', typeof a);
-}
-
-/** self * other, broadcast. */
-export function mul(self: Operand, other: Operand, out?: Tensor): Tensor {
-  firstTensor('mul', self, other);
-  return elementwise('mul', [self, other], { out });
 }
 
 /** Options of div. */
@@ -108,37 +110,9 @@ export interface DivOptions {
 }
 
 /**
- * Integer division by zero (rounded div, remainder) throws as PyTorch's does on
- * cpu ("RuntimeError: ZeroDivisionError"), before anything runs; so does a
- * divisor given as the number 0, on any device (it is on the host already). A
- * cuda divisor tensor is not read back (that would wait for the device), and
- * the elements it divides by zero are 0, for every integer dtype. PyTorch's
- * cuda kernels do not check either; it documents their result there as
- * undefined ("may return any value": the hardware's all-ones patterns, -1 for
- * int32, 255 for uint8, 4294967295 for int64); the zero-divisor guards
- * proposed for those kernels (PyTorch pull requests 178016 and 180781) give 0.
- */
-export function checkIntegerDivisor(op: string, common: DType, other: Operand): void {
-  if (isFloatingPoint(common) || common === 'bool') return;
-  let zero: boolean;
-  if (!(other instanceof Tensor)) {
-    zero = Number(other) === 0;
-  } else {
-    if (other.device !== 'cpu' || other.numel === 0) return;
-    const z = other.eq(0);
-    const any = z.any();
-    zero = Boolean(any.item());
-    z.dispose();
-    any.dispose();
-  }
-  if (zero) {
-    throw codedError('TSGPU_ZERO_DIVISION', `${op}: ZeroDivisionError: integer division by zero (a divisor of dtype ${common} is 0)`);
-  }
-}
-
-/**
  * self / other, broadcast; see DivOptions. Rounded integer division by zero
- * throws on cpu and gives 0 on cuda (see checkIntegerDivisor).
+ * throws on cpu and gives 0 on cuda (see checkIntegerDivisor in binary.ts).
+ * Not generated: the rounding mode picks the compute dtype and the check.
  */
 export function div(self: Operand, other: Operand, opts?: DivOptions, out?: Tensor): Tensor {
   firstTensor('div', self, other);
@@ -150,7 +124,10 @@ export function div(self: Operand, other: Operand, opts?: DivOptions, out?: Tens
   return elementwise('div', [self, other], { computeDtype, attrs: { roundingMode: mode }, out });
 }
 
-/** self ** exponent, broadcast (integer tensors to negative integer powers are refused, as PyTorch). */
+/**
+ * self ** exponent, broadcast (integer tensors to negative integer powers are
+ * refused, as PyTorch). Not generated: that refusal.
+ */
 export function pow(self: Operand, exponent: Operand, out?: Tensor): Tensor {
   firstTensor('pow', self, exponent);
   if (self instanceof Tensor && !isFloatingPoint(self.dtype) && typeof exponent === 'number' &&
@@ -159,46 +136,6 @@ export function pow(self: Operand, exponent: Operand, out?: Tensor): Tensor {
   }
   return elementwise('pow', [self, exponent], { out });
 }
-
-/**
- * Python's modulus: the result has the sign of other. An integer remainder by
- * zero throws on cpu and gives 0 on cuda (see checkIntegerDivisor).
- */
-export function remainder(self: Operand, other: Operand, out?: Tensor): Tensor {
-  firstTensor('remainder', self, other);
-  checkIntegerDivisor('remainder', resultType(self, other), other);
-  return elementwise('remainder', [self, other], { out });
-}
-
-/** Elementwise maximum (NaN propagates). */
-export function maximum(self: Tensor, other: Tensor | number, out?: Tensor): Tensor {
-  checkTensor('maximum', 'self', self);
-  return elementwise('maximum', [self, other], { out });
-}
-
-/** Elementwise minimum (NaN propagates). */
-export function minimum(self: Tensor, other: Tensor | number, out?: Tensor): Tensor {
-  checkTensor('minimum', 'self', self);
-  return elementwise('minimum', [self, other], { out });
-}
-
-const COMPARISONS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'logicalAnd', 'logicalOr', 'logicalXor'] as const;
-type Comparison = (typeof COMPARISONS)[number];
-
-function compare(op: Comparison, self: Tensor, other: Operand, out?: Tensor): Tensor {
-  checkTensor(op, 'self', self);
-  return elementwise(op, [self, other], { computeDtype: resultType(self, other), outDtype: 'bool', out });
-}
-
-export const eq = (a: Tensor, b: Operand): Tensor => compare('eq', a, b);
-export const ne = (a: Tensor, b: Operand): Tensor => compare('ne', a, b);
-export const lt = (a: Tensor, b: Operand): Tensor => compare('lt', a, b);
-export const le = (a: Tensor, b: Operand): Tensor => compare('le', a, b);
-export const gt = (a: Tensor, b: Operand): Tensor => compare('gt', a, b);
-export const ge = (a: Tensor, b: Operand): Tensor => compare('ge', a, b);
-export const logicalAnd = (a: Tensor, b: Operand): Tensor => compare('logicalAnd', a, b);
-export const logicalOr = (a: Tensor, b: Operand): Tensor => compare('logicalOr', a, b);
-export const logicalXor = (a: Tensor, b: Operand): Tensor => compare('logicalXor', a, b);
 
 // ---------------------------------------------------------------- ternary
 
@@ -272,16 +209,8 @@ declare module '../tensor' {
     gelu_(opts?: GeluOptions): Tensor;
     softplus(opts?: SoftplusOptions): Tensor;
     logicalNot(): Tensor;
-    mul(other: Operand): Tensor; mul_(other: Operand): Tensor;
     div(other: Operand, opts?: DivOptions): Tensor; div_(other: Operand, opts?: DivOptions): Tensor;
     pow(exponent: Operand): Tensor; pow_(exponent: Operand): Tensor;
-    remainder(other: Operand): Tensor; remainder_(other: Operand): Tensor;
-    maximum(other: Tensor | number): Tensor;
-    minimum(other: Tensor | number): Tensor;
-    eq(other: Operand): Tensor; ne(other: Operand): Tensor;
-    lt(other: Operand): Tensor; le(other: Operand): Tensor;
-    gt(other: Operand): Tensor; ge(other: Operand): Tensor;
-    logicalAnd(other: Operand): Tensor; logicalOr(other: Operand): Tensor; logicalXor(other: Operand): Tensor;
     /** condition ? this : other (torch.where(condition, this, other)). */
     where(condition: Tensor, other: Operand): Tensor;
     clamp(min?: Tensor | number | null, max?: Tensor | number | null): Tensor;
@@ -303,17 +232,10 @@ P.round = function (this: Tensor, opts?: RoundOptions) { return round(this, opts
 P.round_ = function (this: Tensor, opts?: RoundOptions) { return round(this, opts, this); };
 P.softplus = function (this: Tensor, opts?: SoftplusOptions) { return softplus(this, opts); };
 P.logicalNot = function (this: Tensor) { return logicalNot(this); };
-for (const op of COMPARISONS) P[op] = function (this: Tensor, other: Operand) { return compare(op, this, other); };
-P.mul = function (this: Tensor, o: Operand) { return mul(this, o); };
-P.mul_ = function (this: Tensor, o: Operand) { return mul(this, o, this); };
 P.div = function (this: Tensor, o: Operand, opts?: DivOptions) { return div(this, o, opts); };
 P.div_ = function (this: Tensor, o: Operand, opts?: DivOptions) { return div(this, o, opts, this); };
 P.pow = function (this: Tensor, o: Operand) { return pow(this, o); };
 P.pow_ = function (this: Tensor, o: Operand) { return pow(this, o, this); };
-P.remainder = function (this: Tensor, o: Operand) { return remainder(this, o); };
-P.remainder_ = function (this: Tensor, o: Operand) { return remainder(this, o, this); };
-P.maximum = function (this: Tensor, o: Tensor | number) { return maximum(this, o); };
-P.minimum = function (this: Tensor, o: Tensor | number) { return minimum(this, o); };
 P.where = function (this: Tensor, c: Tensor, o: Operand) { return where(c, this, o); };
 P.clamp = function (this: Tensor, lo?: Tensor | number | null, hi?: Tensor | number | null) { return clamp(this, lo, hi); };
 P.clamp_ = function (this: Tensor, lo?: Tensor | number | null, hi?: Tensor | number | null) { return clamp(this, lo, hi, this); };

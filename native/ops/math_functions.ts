@@ -1,23 +1,25 @@
 /**
  * More elementwise math, with PyTorch's names, dtypes and in-place `_` methods:
  *
- * - native kernels (their math in native/src/ops/common/*_functors.h, shared
- *   by cpu and cuda): atan2, hypot, copysign, fmod, and the bitwise ops
- *   (bitwiseAnd/Or/Xor/Not on integers and bool, bitwiseLeftShift/RightShift);
- *   the unary ones with kernels (tan, asin … erfinv) are generated from the op
- *   list into native/generated/unary_ops.ts;
+ * - bitwiseNot, whose kernel takes integers and bool (its math in
+ *   native/src/ops/common/*_functors.h); the other ops of this family with
+ *   kernels are generated: the unary ones (tan, asin … erfinv) into
+ *   native/generated/unary_ops.ts, the binary ones (atan2, hypot, copysign,
+ *   fmod, bitwiseAnd/Or/Xor, the shifts) into native/generated/binary_ops.ts;
  * - compositions of existing ops: square, clip, isnan, isinf, isposinf,
  *   isneginf, isfinite, nanToNum, floorDivide, xlogy, heaviside, logit.
  */
 import { isFloatingPoint, resultType } from '../dtype';
 import { codedError } from '../errors';
+import { mul } from '../generated/binary_ops';
 import { log } from '../generated/unary_ops';
 import { Tensor } from '../tensor';
 import { tidy } from '../scope';
 import { finfo } from './dtype_info';
 import { argError, castTo, checkTensor, elementwise } from './helpers';
-import { checkIntegerDivisor, clamp, div, mul, where } from './math';
+import { clamp, div, where } from './math';
 import { fullLike, zerosLike } from './creation';
+import { unsupportedError } from './supports';
 import { floatOf } from './unary';
 
 type Operand = Tensor | number | boolean;
@@ -30,67 +32,16 @@ function into(out: Tensor | undefined, result: Tensor): Tensor {
   return out;
 }
 
-// ---------------------------------------------------------------- native binary
+// ---------------------------------------------------------------- native
 
-function floatBinary(op: 'atan2' | 'hypot' | 'copysign', self: Tensor, other: Operand, out?: Tensor): Tensor {
-  checkTensor(op, 'self', self);
-  const common = resultType(self, other);
-  if (op === 'hypot' && !isFloatingPoint(common)) {
-    throw codedError('TSGPU_UNSUPPORTED', `hypot: "hypot_cpu" not implemented for ${common} (hypot takes floating tensors, as PyTorch's)`);
-  }
-  return elementwise(op, [self, other], { computeDtype: floatOf(common), out });
-}
-
-/** atan2(self, other): the angle of the point (other, self), in the default dtype for integers. */
-export const atan2 = (self: Tensor, other: Operand): Tensor => floatBinary('atan2', self, other);
-export { atan2 as arctan2 };
-/** sqrt(self² + other²) without overflow in between (floating tensors). */
-export const hypot = (self: Tensor, other: Operand): Tensor => floatBinary('hypot', self, other);
-/** |self| with the sign of other (the sign bits of -0.0 and NaN count); integers give the default dtype. */
-export const copysign = (self: Tensor, other: Operand): Tensor => floatBinary('copysign', self, other);
-
-/**
- * C's fmod: the remainder of division truncated toward zero, with the sign
- * of self (torch.remainder has the sign of other). An integer divisor of 0
- * throws on cpu (as PyTorch's ZeroDivisionError) and gives 0 on cuda.
- */
-export function fmod(self: Tensor, other: Operand, out?: Tensor): Tensor {
-  checkTensor('fmod', 'self', self);
-  checkIntegerDivisor('fmod', resultType(self, other), other);
-  return elementwise('fmod', [self, other], { out });
-}
-
-// ---------------------------------------------------------------- bitwise
-
-type Bitwise = 'bitwiseAnd' | 'bitwiseOr' | 'bitwiseXor' | 'bitwiseLeftShift' | 'bitwiseRightShift';
-
-function bitwise(op: Bitwise, self: Tensor, other: Operand, out?: Tensor): Tensor {
-  checkTensor(op, 'self', self);
-  let common = resultType(self, other);
-  if (isFloatingPoint(common)) {
-    throw codedError('TSGPU_UNSUPPORTED', `${op}: "${op}" not implemented for '${common}' (bitwise ops take integer and bool tensors)`);
-  }
-  // Shifts of bool compute in int64, as PyTorch's.
-  if (common === 'bool' && (op === 'bitwiseLeftShift' || op === 'bitwiseRightShift')) common = 'int64';
-  return elementwise(op, [self, other], { computeDtype: common, out });
-}
-
-/** Bitwise and of integers, logical and of bools. */
-export const bitwiseAnd = (self: Tensor, other: Operand): Tensor => bitwise('bitwiseAnd', self, other);
-/** Bitwise or of integers, logical or of bools. */
-export const bitwiseOr = (self: Tensor, other: Operand): Tensor => bitwise('bitwiseOr', self, other);
-/** Bitwise xor of integers, logical xor of bools. */
-export const bitwiseXor = (self: Tensor, other: Operand): Tensor => bitwise('bitwiseXor', self, other);
-/** self << other (0 for shifts that are negative or at least the width, as PyTorch's). */
-export const bitwiseLeftShift = (self: Tensor, other: Operand): Tensor => bitwise('bitwiseLeftShift', self, other);
-/** self >> other, arithmetic for signed types (the sign fill for shifts out of range, as PyTorch's). */
-export const bitwiseRightShift = (self: Tensor, other: Operand): Tensor => bitwise('bitwiseRightShift', self, other);
+// The binary ops with kernels (atan2, hypot, copysign, fmod, bitwiseAnd/Or/Xor, the shifts) are
+// generated from their rows (scripts/gen_binary_ops.js → native/generated/binary_ops.ts).
 
 /** ~self of integers, not of bools (floating inputs refused here with PyTorch's message, so not generated). */
 export function bitwiseNot(self: Tensor, out?: Tensor): Tensor {
   checkTensor('bitwiseNot', 'self', self);
   if (isFloatingPoint(self.dtype)) {
-    throw codedError('TSGPU_UNSUPPORTED', `bitwiseNot: "bitwise_not" not implemented for '${self.dtype}' (bitwise ops take integer and bool tensors)`);
+    throw unsupportedError('bitwiseNot', 'bitwiseNot', self.device, self.dtype, { reason: `"bitwise_not" not implemented for '${self.dtype}'` });
   }
   return elementwise('bitwiseNot', [self], { out });
 }
@@ -211,15 +162,6 @@ export function logit(t: Tensor, eps?: number | null): Tensor {
 
 declare module '../tensor' {
   interface Tensor {
-    atan2(other: Operand): Tensor; atan2_(other: Operand): Tensor; arctan2(other: Operand): Tensor;
-    hypot(other: Operand): Tensor; hypot_(other: Operand): Tensor;
-    copysign(other: Operand): Tensor; copysign_(other: Operand): Tensor;
-    fmod(other: Operand): Tensor; fmod_(other: Operand): Tensor;
-    bitwiseAnd(other: Operand): Tensor; bitwiseAnd_(other: Operand): Tensor;
-    bitwiseOr(other: Operand): Tensor; bitwiseOr_(other: Operand): Tensor;
-    bitwiseXor(other: Operand): Tensor; bitwiseXor_(other: Operand): Tensor;
-    bitwiseLeftShift(other: Operand): Tensor; bitwiseLeftShift_(other: Operand): Tensor;
-    bitwiseRightShift(other: Operand): Tensor; bitwiseRightShift_(other: Operand): Tensor;
     bitwiseNot(): Tensor; bitwiseNot_(): Tensor;
     square(): Tensor; square_(): Tensor;
     clip(min?: Tensor | number | null, max?: Tensor | number | null): Tensor;
@@ -234,17 +176,6 @@ declare module '../tensor' {
 }
 
 const P = Tensor.prototype as unknown as Record<string, unknown>;
-for (const op of ['atan2', 'hypot', 'copysign'] as const) {
-  P[op] = function (this: Tensor, o: Operand) { return floatBinary(op, this, o); };
-  P[`${op}_`] = function (this: Tensor, o: Operand) { return floatBinary(op, this, o, this); };
-}
-P.arctan2 = P.atan2;
-P.fmod = function (this: Tensor, o: Operand) { return fmod(this, o); };
-P.fmod_ = function (this: Tensor, o: Operand) { return fmod(this, o, this); };
-for (const op of ['bitwiseAnd', 'bitwiseOr', 'bitwiseXor', 'bitwiseLeftShift', 'bitwiseRightShift'] as const) {
-  P[op] = function (this: Tensor, o: Operand) { return bitwise(op, this, o); };
-  P[`${op}_`] = function (this: Tensor, o: Operand) { return bitwise(op, this, o, this); };
-}
 P.bitwiseNot = function (this: Tensor) { return bitwiseNot(this); };
 P.bitwiseNot_ = function (this: Tensor) { return bitwiseNot(this, this); };
 P.square = function (this: Tensor) { return square(this); };

@@ -76,7 +76,7 @@ function poolGeometry(op: string, x: Tensor, input: Tensor, kernelSize: Pair, o:
 
 function checkPoolInput(op: string, input: Tensor): { x: Tensor; unbatched: boolean } {
   checkTensor(op, 'input', input);
-  checkFloating(op, 'input', input);
+  checkFloating(op, 'input', input, 'im2col');
   const r = batched4d(op, input);
   if (r.x.shape.slice(1).some((s) => s === 0)) {
     throw codedError('TSGPU_ARG', `${op}: Expected input's non-batch dimensions to have positive length, but input has a shape of ${formatShape(input.shape)}`);
@@ -196,7 +196,7 @@ function adaptiveMatrix(size: number, out: number, like: Tensor): Tensor {
 export function adaptiveAvgPool2d(input: Tensor, outputSize: number | readonly (number | null)[]): Tensor {
   const op = 'adaptiveAvgPool2d';
   checkTensor(op, 'input', input);
-  checkFloating(op, 'input', input);
+  checkFloating(op, 'input', input, 'gemm');
   if (input.ndim !== 3 && input.ndim !== 4) {
     throw codedError('TSGPU_ARG', `${op}: Expected 3D or 4D tensor, but got input of size ${formatShape(input.shape)} (${input.ndim}-D)`);
   }

@@ -10,7 +10,7 @@ import { codedError } from '../errors';
 import { OpAttrs, OpName } from '../generated/op_list';
 import { formatShape, Tensor } from '../tensor';
 import { argError, castTo, checkTensor, emptyTensor, runInto, runOp } from './helpers';
-import { maximum, minimum } from './math';
+import { maximum, minimum } from '../generated/binary_ops';
 
 /** A dim or a list of dims; undefined (or []) means every dim. */
 export type Dims = number | readonly number[] | undefined | null;

@@ -20,7 +20,8 @@ import { Tensor } from '../tensor';
 import { ones, onesLike, zerosLike } from './creation';
 import { argError, castTo, checkTensor, runOp } from './helpers';
 import { checkIndexValues } from './indexing';
-import { eq, where } from './math';
+import { eq } from '../generated/binary_ops';
+import { where } from './math';
 
 /** Options of scatter: PyTorch's `reduce` argument of Tensor.scatter. */
 export interface ScatterOptions {

@@ -5,8 +5,9 @@
  * device kinds with a registered kernel and the dtypes the op's first tensor
  * input may have. It says nothing of whether the device is present (that is
  * torch.cuda.isAvailable()), nor of limits a kernel checks on the call itself
- * (sizes, index ranges). opSupport(op) gives the same facts as lists, for
- * messages: "no cuda kernel for X; cpu has one".
+ * (sizes, index ranges). opSupport(op) gives the same facts as lists, and
+ * unsupportedError() turns them into the message of every op that refuses a
+ * dtype on a device: "no int64 gemm on cuda; cpu has one".
  */
 import { native } from '../addon';
 import { DType } from '../dtype';
@@ -58,4 +59,51 @@ function deviceKind(device: DeviceLike): string {
 /** The op list's names, in order (what supports() and opSupport() take). */
 export function opList(): string[] {
   return [...ops().keys()];
+}
+
+/** The device kinds a message may name, in this order. */
+const DEVICE_KINDS = ['cpu', 'cuda'] as const;
+
+/** "a, b or c". */
+function orList(xs: readonly string[]): string {
+  return xs.length <= 1 ? xs.join('') : `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}`;
+}
+
+/** Options of unsupportedError. */
+export interface UnsupportedOptions {
+  /** The refusal in PyTorch's words, put first (`"addmm_cuda" not implemented for 'Long'`). */
+  reason?: string;
+  /** Dtypes a device kind computes without the op's kernel (matmul's integer products on cpu, composed of mul and sum). */
+  composed?: Partial<Record<string, readonly DType[]>>;
+  /** What the user can do, put last. */
+  hint?: string;
+}
+
+/**
+ * The error (TSGPU_UNSUPPORTED) of function `fn` refusing `dtype` on `device`
+ * because op `op` of the op list, which it runs, has no kernel for them. The
+ * message is written from what supports() answers, so it follows the op
+ * list: `fn: [reason: ]no <dtype> <op> on <kind>; ` and then the device kinds
+ * that do have one ("cpu has one"), or, where none has, the dtypes the op
+ * takes on this kind; then the hint.
+ * @example unsupportedError('matmul', 'gemm', 'cuda:0', 'int64', { composed: { cpu: ['int64'] } })
+ *   // matmul: no int64 gemm on cuda; cpu has one
+ */
+export function unsupportedError(fn: string, op: string, device: string, dtype: DType, opts: UnsupportedOptions = {}): Error {
+  const s = ops().get(op);
+  if (s === undefined) throw codedError('TSGPU_ARG', `unsupportedError: no op named '${op}' in the op list`);
+  const kind = deviceKind(device);
+  const takes = (k: string, d: DType): boolean => (s.devices.includes(k) && s.dtypes.includes(d)) || (opts.composed?.[k]?.includes(d) ?? false);
+  const others = DEVICE_KINDS.filter((k) => k !== kind && takes(k, dtype));
+  let where: string;
+  if (others.length > 0) {
+    where = `${others.join(' and ')} ${others.length > 1 ? 'have' : 'has'} one`;
+  } else {
+    const here = opSupport(op)!.dtypes.filter((d) => s.devices.includes(kind));
+    for (const d of opts.composed?.[kind] ?? []) if (!here.includes(d)) here.push(d);
+    where = here.length > 0 ? `no device has one (${op} takes ${orList(here)} on ${kind})` : `no device has one (${op} has no ${kind} kernel)`;
+  }
+  const reason = opts.reason ? `${opts.reason}: ` : '';
+  const hint = opts.hint ? `; ${opts.hint}` : '';
+  return codedError('TSGPU_UNSUPPORTED', `${fn}: ${reason}no ${dtype} ${op} on ${kind}; ${where}${hint}`);
 }

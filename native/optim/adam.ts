@@ -8,7 +8,7 @@
  */
 import { codedError } from '../errors';
 import { zerosLike } from '../ops/creation';
-import { maximum } from '../ops/math';
+import { maximum } from '../generated/binary_ops';
 import { Tensor } from '../tensor';
 import { bucketsBy, checkImplementation, ImplementationOptions, runMultiTensor, usesMultiTensor } from './multi_tensor';
 import { checkLr, checkNonNegative, Optimizer, ParamGroup, ParamsArg } from './optimizer';

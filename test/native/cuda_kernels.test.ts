@@ -13,10 +13,11 @@ import { mathCases } from './op_cases/math';
 import { nnCases } from './op_cases/nn';
 import { reduceCases } from './op_cases/reduce';
 import { unaryOpCases } from './op_cases/unary_ops';
+import { binaryOpCases } from './op_cases/binary_ops';
 import { vectorLoopCases } from './op_cases/vector_loops';
 import { compareOnCuda } from './cuda_compare';
 
-for (const [group, cases] of Object.entries({ ...mathCases, ...reduceCases, ...indexCases, ...nnCases, ...apiCases, ...vectorLoopCases, ...unaryOpCases })) {
+for (const [group, cases] of Object.entries({ ...mathCases, ...reduceCases, ...indexCases, ...nnCases, ...apiCases, ...vectorLoopCases, ...unaryOpCases, ...binaryOpCases })) {
   describe(`cuda vs cpu: ${group}`, () => {
     for (const c of cases) {
       if (c.error) continue;  // refusals are checked on cpu (and are device independent)

@@ -8,6 +8,7 @@
 import * as torch from '../../native/index';
 import { native } from '../../native/addon';
 import { runOp } from '../../native/ops/dispatch';
+import { unsupportedError } from '../../native/ops/supports';
 
 const DTYPES: torch.DType[] = ['float32', 'float64', 'float16', 'bfloat16', 'int8', 'uint8', 'int16', 'int32', 'int64', 'bool'];
 
@@ -68,4 +69,39 @@ describe('supports()', () => {
     expect(() => torch.supports('add', 'tpu', 'float32')).toThrow(/tpu/);
     expect(torch.opSupport('frobnicate')).toBeNull();
   });
+});
+
+describe('unsupportedError: the messages of ops that refuse a dtype, from the op list', () => {
+  test('a kernel that takes the dtype on no device lists what it takes on this one', () => {
+    expect(() => torch.hypot(torch.ones(2, { dtype: 'int32' }), torch.ones(2, { dtype: 'int32' })))
+      .toThrow('hypot: "hypot_cpu" not implemented for \'int32\': no int32 hypot on cpu; no device has one (hypot takes float32, float64, float16 or bfloat16 on cpu); cast to a floating dtype first');
+    expect(() => torch.bitwiseAnd(torch.ones(2), 1))
+      .toThrow('bitwiseAnd: "bitwiseAnd" not implemented for \'float32\': no float32 bitwiseAnd on cpu; no device has one (bitwiseAnd takes int8, uint8, int16, int32, int64 or bool on cpu)');
+    expect(() => torch.ones(2).bitwiseNot()).toThrow('bitwiseNot: "bitwise_not" not implemented for \'float32\': no float32 bitwiseNot on cpu');
+    expect(() => torch.addmm(torch.ones(2, 2, { dtype: 'int32' }), torch.ones(2, 2, { dtype: 'int32' }), torch.ones(2, 2, { dtype: 'int32' })))
+      .toThrow('addmm: dtype int32 of mat1 is not supported: no int32 gemm on cpu; no device has one (gemm takes float32, float64, float16 or bfloat16 on cpu)');
+  });
+
+  test('dtypes a device composes without the kernel count: matmul of bool lists cpu\'s integer products', () => {
+    const b = torch.ones(2, 2, { dtype: 'bool' });
+    const e = (() => { try { torch.matmul(b, b); } catch (err) { return err as Error & { code: string }; } throw new Error('matmul of bool ran'); })();
+    expect(e.code).toBe('TSGPU_UNSUPPORTED');
+    expect(e.message).toBe('matmul: "addmm" not implemented for \'Bool\': no bool gemm on cpu; no device has one ' +
+      '(gemm takes float32, float64, float16, bfloat16, int8, uint8, int16, int32 or int64 on cpu); matrix products of bool tensors are not supported, as in PyTorch');
+  });
+
+  test('another device that has the kernel is named (answered from the op list, present or not)', () => {
+    // int64 gemm on cuda: cpu composes integer products, so cpu has one.
+    const e = unsupportedError('matmul', 'gemm', 'cuda:0', 'int64', { composed: { cpu: ['int64'] } });
+    expect(e.message).toBe('matmul: no int64 gemm on cuda; cpu has one');
+    expect(() => unsupportedError('x', 'frobnicate', 'cpu', 'float32')).toThrow("unsupportedError: no op named 'frobnicate' in the op list");
+  });
+});
+
+test('convolutions and pools refuse integer inputs naming the kernel they run', () => {
+  const x = torch.ones(1, 1, 4, 4, { dtype: 'int32' });
+  expect(() => torch.conv2d(x, torch.ones(1, 1, 2, 2, { dtype: 'int32' })))
+    .toThrow('conv2d: dtype int32 of input is not supported: no int32 im2col on cpu; no device has one (im2col takes float32, float64, float16 or bfloat16 on cpu); cast to a floating dtype first');
+  expect(() => torch.maxPool2d(x, 2)).toThrow(/^maxPool2d: dtype int32 of input is not supported: no int32 im2col on cpu/);
+  expect(() => torch.adaptiveAvgPool2d(x, 2)).toThrow(/^adaptiveAvgPool2d: dtype int32 of input is not supported: no int32 gemm on cpu/);
 });

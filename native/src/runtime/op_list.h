@@ -45,7 +45,9 @@
 // Adding an op: a line here, kernels registered with TSGPU_REGISTER_KERNEL in
 // native/src/ops/cpu/*.cc and native/src/ops/cuda/*.cu (found by the build, no
 // CMake edit), and a TypeScript function in native/ops/*.ts calling
-// runOp('<name>', outputs, inputs, attrs) (native/ops/dispatch.ts).
+// runOp('<name>', outputs, inputs, attrs) (native/ops/dispatch.ts). Plain unary
+// lines need no TypeScript (scripts/gen_unary_ops.js); a plain binary line needs
+// one row in scripts/gen_binary_ops.js (native/src/ops/README.md).
 #pragma once
 
 // clang-format off
