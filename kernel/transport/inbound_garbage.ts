@@ -18,9 +18,8 @@ export const kCollectAfterBytes = 64 << 20;
 export class InboundGarbage {
   private bytes = 0;
   private scheduled = false;
-  private readonly gc = (globalThis as { gc?: () => void }).gc;
-
-  constructor(private readonly limit = kCollectAfterBytes) {}
+  constructor(private readonly limit = kCollectAfterBytes,
+              private readonly gc: (() => void) | undefined = (globalThis as { gc?: () => void }).gc) {}
 
   /** Counts a message's frames. */
   read(frames: readonly Uint8Array[]): void {
