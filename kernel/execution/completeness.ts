@@ -28,7 +28,16 @@ export type { Completeness } from "../language/completeness_scan";
 /** Asks the type checker for a text's completeness; null when it cannot answer. */
 export type AskCompleteness = (source: string) => Promise<Completeness | null>;
 
+/**
+ * Longer texts are answered `unknown` (the console decides) without a
+ * parse: a console asks after each line typed, and a megabyte of text from
+ * anyone who can reach the port would otherwise be parsed, and its garbage
+ * kept, by the checker or this thread.
+ */
+export const kIsCompleteMaxChars = 64 * 1024;
+
 export async function isComplete(code: string, ask?: AskCompleteness): Promise<Completeness> {
+  if (code.length > kIsCompleteMaxChars) return { status: "unknown" };
   if (!code.trim() || helpRequest(code)) return { status: "complete" };
   if (/^%%/.test(code.trimStart())) return /\n[ \t]*\n?$/.test(code) ? { status: "complete" } : { status: "incomplete", indent: "" };
   const source = rewriteMagics(code);
