@@ -81,12 +81,19 @@ async function execute(d: HandlerDeps, ctx: RequestContext<"execute_request">): 
   return { status: "ok", execution_count: outcome.executionCount, user_expressions: userExpressions, payload: [] };
 }
 
+/**
+ * How long is_complete waits for the type checker's parse before it answers
+ * `unknown` (the checker takes it ahead of cells waiting to be analyzed, so
+ * at most the request in progress is before it).
+ */
+const kIsCompleteWaitMs = 2000;
+
 /** The one handler table, for shell and control (the socket thread answers a few control requests itself: worker.ts). */
 export function makeHandlers(d: HandlerDeps): Handlers {
   return {
     kernel_info_request: () => d.kernelInfo(),
     execute_request: (ctx) => execute(d, ctx),
-    is_complete_request: (ctx) => isComplete(ctx.msg.content.code),
+    is_complete_request: (ctx) => isComplete(ctx.msg.content.code, (source) => d.engine.checker.isComplete(source, kIsCompleteWaitMs)),
     complete_request: (ctx) => completeWithTypes(d.engine.checker, ctx.msg.content.code, ctx.msg.content.cursor_pos, d.engine.userNames, d.magics),
     inspect_request: (ctx) => inspectWithTypes(d.engine.checker, ctx.msg.content.code, ctx.msg.content.cursor_pos, d.magics),
     history_request: (ctx) => ({ status: "ok", history: d.history.query(ctx.msg.content) }),

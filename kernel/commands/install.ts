@@ -8,7 +8,7 @@ import { dirname, join, resolve } from "path";
 import { ROOT } from "../info";
 import { describeFsError, makeFolders, writeTextFile } from "../paths";
 import { GatewayMode, checkGatewayOptions, defaultGatewayDisplayName, gatewayKernelSpec, kGatewayModes } from "../gateway/kernelspec";
-import { checkerStartKey } from "../language/checker_snapshot";
+import { checkerStartKey, checkerTunables, kCheckerMallocTunable } from "../language/checker_snapshot";
 import { UsageError, checkExclusive } from "./usage_error";
 
 export const INSTALL_HELP = `usage: tsgpu install [--user | --sys-prefix | --prefix DIR] [--name NAME] [--display-name TEXT]
@@ -47,6 +47,19 @@ options:
 export const KERNEL_NODE_FLAGS: readonly string[] = ["--expose-gc", "--min-semi-space-size=8", "--max-semi-space-size=8"];
 
 /** The command line that starts a kernel; `{connection_file}` is filled in by Jupyter. */
+/**
+ * The kernel's environment in its kernelspec: glibc's malloc with the fixed
+ * mmap threshold the checker's processes have (language/checker_snapshot.ts).
+ * zeromq's thread allocates what arrives and the main thread frees it; with
+ * glibc's moving threshold, once a large message had been freed, later ones
+ * came from the heap and their pages stayed: +88 MiB over 10,000 hostile
+ * messages, +30 MiB with the fixed threshold (bench/results/hostile.md). A
+ * user's own GLIBC_TUNABLES go in the kernelspec's env in its place.
+ */
+export function kernelEnv(current?: string): Record<string, string> {
+  return { GLIBC_TUNABLES: current === undefined ? kCheckerMallocTunable : checkerTunables(current) };
+}
+
 export function kernelArgv(): string[] {
   return [process.execPath, ...KERNEL_NODE_FLAGS, join(ROOT, "dist", "kernel", "cli.js"), "kernel", "{connection_file}"];
 }
@@ -165,7 +178,7 @@ export function install(o: InstallOptions): string {
     display_name: o.displayName,
     language: "typescript",
     interrupt_mode: "message",
-    env: {},
+    env: kernelEnv(),
     metadata: { debugger: false, tsgpu: { version } },
   };
   writeTextFile(join(dir, "kernel.json"), JSON.stringify(spec, null, 2) + "\n");

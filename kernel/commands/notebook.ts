@@ -7,7 +7,7 @@ import { closeSync, openSync, rmSync } from "fs";
 import { basename, dirname, join, resolve } from "path";
 import { KernelClient } from "../transport/client";
 import type { Message } from "../protocol/message";
-import { kernelArgv } from "./install";
+import { kernelArgv, kernelEnv } from "./install";
 import { checkWritableFile, describeFsError, readTextFile, writeTextFile } from "../paths";
 import { UsageError } from "./usage_error";
 
@@ -146,7 +146,7 @@ function coalesce(outputs: any[]): any[] {
 export async function runNotebook(path: string, options: RunOptions = {}): Promise<{ notebook: any; errors: number }> {
   const nb = readNotebook(path);
   if (options.output) checkOutputWritable(options.output);
-  const client = await KernelClient.start({ argv: kernelArgv(), cwd: dirname(resolve(path)), env: process.env });
+  const client = await KernelClient.start({ argv: kernelArgv(), cwd: dirname(resolve(path)), env: { ...process.env, ...kernelEnv(process.env.GLIBC_TUNABLES) } });
   let errors = 0;
   const write = (s: string) => { if (!options.quiet) process.stdout.write(s); };
   try {

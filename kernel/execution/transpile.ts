@@ -32,6 +32,10 @@ const CELL = "__tsgpu_cell";
 /** Columns inserted (+) or removed (-) at a column of a line of swc's output. */
 type Shift = { line: number; column: number; delta: number };
 
+/** Parsed source maps of the cells that needed one last, most recent last. */
+const kParsedMaps = 16;
+const parsedMaps = new Map<TranspiledCell, SourceMap>();
+
 export class TranspiledCell {
   constructor(
     /** The script to run. */
@@ -51,10 +55,18 @@ export class TranspiledCell {
   }
   private wrapperLineCache?: number;
 
-  private parsedMap?: SourceMap;
-  /** Parsed only when an error needs it: most cells never do. */
+  /**
+   * Parsed only when an error or a memory record needs it: most cells never
+   * do. The parsed form (an object per mapping) is kept for a few recent
+   * cells only, not on the cell: a long session's failed cells would
+   * otherwise each keep theirs (bench/soak.ts: 900 of them, several MiB).
+   */
   private get map(): SourceMap {
-    return this.parsedMap ??= new SourceMap(JSON.parse(this.mapJson));
+    let map = parsedMaps.get(this);
+    if (map) { parsedMaps.delete(this); } else map = new SourceMap(JSON.parse(this.mapJson));
+    parsedMaps.set(this, map);
+    if (parsedMaps.size > kParsedMaps) parsedMaps.delete(parsedMaps.keys().next().value!);
+    return map;
   }
 
   /** A 1-based position in the script → the 1-based position in the cell, or null. */

@@ -17,6 +17,7 @@ import { closeSync, existsSync, rmSync } from "fs";
 import { join } from "path";
 import type { CellDiagnostic, CompletionResult, InspectionResult } from "./cell_language";
 import type { CheckerReply, CheckerRequest } from "./checker_protocol";
+import type { Completeness } from "./completeness_scan";
 import { AMBIENT_DECLARATIONS } from "./ambient";
 import { ChannelEvents, CheckerChannel, launchedChannel, processChannel, threadChannel } from "./checker_channel";
 import {
@@ -425,6 +426,17 @@ export class TypeChecker {
     if (!this.ready) return Promise.resolve(null);
     this.flushBacklog();
     return withTimeout(this.ask<InspectionResult>((id) => ({ kind: "inspect", id, code, offset })), timeoutMs);
+  }
+
+  /**
+   * is_complete's parse of a text, by the checker's compiler: null when the
+   * checker is not ready (the caller parses it itself), "unknown" when it
+   * does not answer in time (it is busy: a flood of them, or a long cell).
+   */
+  isComplete(source: string, timeoutMs: number): Promise<Completeness | null> {
+    if (!this.ready) return Promise.resolve(null);
+    return withTimeout(this.ask<Completeness>((id) => ({ kind: "isComplete", id, source })), timeoutMs)
+      .then((r) => r ?? { status: "unknown" });
   }
 
   /** Stops the checker thread. */

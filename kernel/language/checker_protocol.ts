@@ -1,5 +1,6 @@
 /** Messages between the kernel's main thread and the checker thread. */
 import type { CellDiagnostic, CompletionResult, InspectionResult } from "./cell_language";
+import type { Completeness } from "./completeness_scan";
 import type { ProjectSetup } from "./project";
 
 /** What the kernel gives the build of the checker's startup snapshot, in TSGPU_CHECKER_BUILD (JSON). */
@@ -20,7 +21,9 @@ export type CheckerRequest =
   /** Forget all declarations. */
   | { kind: "reset" }
   | { kind: "complete"; id: number; code: string; offset: number }
-  | { kind: "inspect"; id: number; code: string; offset: number };
+  | { kind: "inspect"; id: number; code: string; offset: number }
+  /** is_complete's parse of a text (magic lines rewritten): the compiler the checker has loaded answers it. */
+  | { kind: "isComplete"; id: number; source: string };
 
 export type CheckerReply =
   | { kind: "ready"; ms: number; nodeTypes: boolean }
@@ -34,6 +37,7 @@ export type CheckerReply =
   | { kind: "applied"; version: number }
   | { kind: "completion"; id: number; result: CompletionResult | null }
   | { kind: "inspection"; id: number; result: InspectionResult | null }
+  | { kind: "completeness"; id: number; result: Completeness }
   /** From a checker started from a startup snapshot, once ready: whether a library file had changed since the snapshot was built. */
   | { kind: "snapshot"; stale: boolean }
   /** A request failed (id -1: the thread itself could not start). */

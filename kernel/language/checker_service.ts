@@ -11,6 +11,7 @@ import { getHeapStatistics, setFlagsFromString } from "v8";
 import { runInNewContext } from "vm";
 import type { CellLanguage } from "./cell_language";
 import type { CheckerReply, CheckerRequest } from "./checker_protocol";
+import { sourceCompleteness } from "./completeness_scan";
 
 /** How a checker talks to the kernel. */
 export interface CheckerLink {
@@ -124,18 +125,19 @@ export function serveChecker(link: CheckerLink, start: (warmUp: boolean) => Cell
       case "reset": lang.reset(); send({ kind: "applied", version: lang.version }); break;
       case "complete": send({ kind: "completion", id: r.id, result: lang.complete(r.code, r.offset) }); break;
       case "inspect": send({ kind: "inspection", id: r.id, result: lang.inspect(r.code, r.offset) }); break;
+      case "isComplete": send({ kind: "completeness", id: r.id, result: sourceCompleteness(lang.project.ts, r.source) }); break;
     }
   };
 
   /**
-   * The request to handle next: the first one, except that completion and
-   * inspection go ahead of cells waiting to be analyzed (never ahead of a
+   * The request to handle next: the first one, except that completion,
+   * inspection and is_complete go ahead of cells waiting to be analyzed (never ahead of a
    * commit or reset, so they see every cell that ran before they were asked).
    */
   const nextIndex = (): number => {
     for (let i = 0; i < queue.length; i++) {
       const kind = queue[i].kind;
-      if (kind === "complete" || kind === "inspect") return i;
+      if (kind === "complete" || kind === "inspect" || kind === "isComplete") return i;
       if (kind !== "analyze") break;
     }
     return 0;
@@ -147,7 +149,8 @@ export function serveChecker(link: CheckerLink, start: (warmUp: boolean) => Cell
     if (!r) return;
     try {
       handle(r);
-      if (r.kind === "complete" || r.kind === "inspect" || r.kind === "analyze") countProgram();
+      // is_complete parses a whole text too (a pasted one can be large): it counts as a program.
+      if (r.kind === "complete" || r.kind === "inspect" || r.kind === "analyze" || r.kind === "isComplete") countProgram();
     } catch (e) {
       send({ kind: "failed", id: "id" in r ? r.id : -1, message: String((e as Error)?.stack ?? e) });
     }
@@ -158,19 +161,20 @@ export function serveChecker(link: CheckerLink, start: (warmUp: boolean) => Cell
   };
 
   /**
-   * A completion or inspection still waiting when another of the same kind
-   * comes is answered "nothing" at once: its asker has given up waiting (the
+   * A completion, inspection or is_complete still waiting when another of
+   * the same kind comes is answered "nothing" ("unknown") at once: its asker has given up waiting (the
    * kernel answers from what it knows after a short wait), and a client that
    * sends them faster than they are computed would otherwise grow the queue,
    * and the checker's memory, without bound.
    */
   const supersede = (r: CheckerRequest): void => {
-    if (r.kind !== "complete" && r.kind !== "inspect") return;
+    if (r.kind !== "complete" && r.kind !== "inspect" && r.kind !== "isComplete") return;
     for (let i = queue.length - 1; i >= 0; i--) {
       const q = queue[i];
       if (q.kind !== r.kind) continue;
       queue.splice(i, 1);
-      send(q.kind === "complete" ? { kind: "completion", id: q.id, result: null } : { kind: "inspection", id: q.id, result: null });
+      send(q.kind === "complete" ? { kind: "completion", id: q.id, result: null }
+        : q.kind === "inspect" ? { kind: "inspection", id: q.id, result: null } : { kind: "completeness", id: q.id, result: { status: "unknown" } });
     }
   };
 

@@ -2,8 +2,8 @@
  * Loads a large CommonJS module with a V8 code cache kept on disk.
  *
  * Compiling typescript.js (9 MB) costs about 0.3 s of CPU in every kernel
- * process that loads it (the checker thread at start, the main thread on the
- * first is_complete_request); with the cache it takes about 0.08 s. Node 20
+ * process that loads it (the checker at start; the main thread only when an
+ * is_complete_request finds no checker ready); with the cache it takes about 0.08 s. Node 20
  * has no compile cache of its own, so the module is compiled here through
  * `vm.Script` with `cachedData`. The cache is made once, after the module has
  * done real work (so the functions it compiled lazily are in it too), and is

@@ -24,6 +24,7 @@ import { answer } from "../protocol/bracket";
 import { recordOutbound } from "../protocol/outbound_log";
 import { packFrames, SharedRing, unpackFrames } from "./ring";
 import { ListenFds, useListener } from "./listen_fds";
+import { InboundGarbage } from "./inbound_garbage";
 import {
   FLAG_WORDS, RELAY_PENDING, STDIN_CAPACITY_BYTES, STDIN_EMPTY, STDIN_FULL, STDIN_HEADER_BYTES, ThreadCompanion, ToMain, ToWorker, WorkerInit,
 } from "./bridge-types";
@@ -197,8 +198,11 @@ export class Transport {
     if (!this.closed) this.events.log(`${name} socket stopped: ${(e as Error)?.stack ?? e}`);
   }
 
+  private readonly inbound = new InboundGarbage();
+
   private async serveShell(): Promise<void> {
     for await (const frames of this.shell!) {
+      this.inbound.read(frames);
       const msg = decodeOrDrop(frames, this.signer, "shell", this.drops);
       if (!msg) continue;
       const full = this.deliver("shell", msg, frames.reduce((n, f) => n + f.length, 0));

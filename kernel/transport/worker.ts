@@ -21,6 +21,7 @@ import { answer, ReplyContent } from "../protocol/bracket";
 import { DropLog } from "../protocol/drop_log";
 import { endpoint } from "../protocol/connection";
 import { Outbox } from "./outbox";
+import { InboundGarbage } from "./inbound_garbage";
 import { useListener } from "./listen_fds";
 import { processUsage } from "../usage";
 import { recordOutbound } from "../protocol/outbound_log";
@@ -140,12 +141,16 @@ async function bindAll(): Promise<void> {
   }
 }
 
+/** The socket thread's own heap: nothing else collects it. */
+const inbound = new InboundGarbage();
+
 async function serveHeartbeat(): Promise<void> {
   for await (const frames of hb) await hb.send(copiedFrames(frames));
 }
 
 async function serveStdin(): Promise<void> {
   for await (const frames of stdin) {
+    inbound.read(frames);
     const decoded = decodeOrDrop(frames, signer, "stdin", drops);
     if (!decoded) continue;
     const admission = admit("stdin", decoded);
@@ -211,6 +216,7 @@ const onThisThread: OnThisThread = {
 
 async function serveControl(): Promise<void> {
   for await (const frames of control) {
+    inbound.read(frames);
     const decoded = decodeOrDrop(frames, signer, "control", drops);
     if (!decoded) continue;
     const admission = admit("control", decoded);

@@ -154,7 +154,7 @@ export class Fuzzer {
 }
 
 /** The resident set of one process, in bytes (Linux). */
-function ownRssBytes(pid: number): number {
+export function ownRssBytes(pid: number): number {
   const status = require("fs").readFileSync(`/proc/${pid}/status`, "utf8") as string;
   const kb = /VmRSS:\s+(\d+) kB/.exec(status);
   if (!kb) throw new Error(`no VmRSS in /proc/${pid}/status`);

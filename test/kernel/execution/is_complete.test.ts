@@ -54,3 +54,8 @@ test.each([
 ])("complete: %j", async (code) => {
   expect(await isComplete(code)).toEqual({ status: "complete" });
 });
+
+test("a text longer than 64 KiB is answered unknown without a parse: the console decides", async () => {
+  expect(await isComplete(`let big = "${"x".repeat(70_000)}";`)).toEqual({ status: "unknown" });
+  expect(await isComplete(`let fits = "${"x".repeat(60_000)}";`)).toEqual({ status: "complete" });
+});
