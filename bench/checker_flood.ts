@@ -10,56 +10,23 @@
  * Everything it writes (kernelspec, snapshot, history) goes to a temporary
  * folder.
  */
-import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { kernelArgv } from '../kernel/commands/install';
-import { KernelClient } from '../kernel/transport/client';
+import { arg, childrenOf, MiB, rssMiB, startInstalledKernel, waitForTypeChecker } from './kernel_probe';
 
-const MiB = 1 << 20;
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
-}
-
-/** Resident memory of one process (MiB). */
-function rssMiB(pid: number): number {
-  const kb = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return kb ? Number(kb[1]) / 1024 : NaN;
-}
-
-/** The processes whose parent is `pid`. */
-function childrenOf(pid: number): number[] {
-  return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number).filter((p) => {
-    try {
-      const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
-    } catch { return false; }
-  });
-}
 
 async function main(): Promise<void> {
   const requests = Number(arg('requests', '10000'));
   const every = Number(arg('every', '500'));
-  const root = path.join(__dirname, '..', '..');
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tsgpu-flood-'));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env, TSGPU_HISTORY_FILE: 'none', TSGPU_CACHE_DIR: path.join(dir, 'cache'),
-    XDG_CACHE_HOME: path.join(dir, 'xdg-cache'), XDG_DATA_HOME: path.join(dir, 'xdg-data'),
-  };
-  // The install builds the checker's snapshot into this run's cache folder.
-  execFileSync(process.execPath, [path.join(root, 'dist', 'kernel', 'cli.js'), 'install', '--prefix', path.join(dir, 'prefix')], { env, stdio: 'ignore' });
-  const k = await KernelClient.start({ argv: kernelArgv(), env });
+  const { k, dir, root } = await startInstalledKernel('tsgpu-flood');
   try {
     const complete = async (code: string): Promise<boolean> => {
       const { reply } = await k.request('complete_request', { code, cursor_pos: code.length });
       return Array.isArray(reply.content.metadata?._jupyter_types_experimental);
     };
-    let typed = false;
-    for (let i = 0; i < 120 && !typed; i++) { typed = await complete('Math.ma'); if (!typed) await new Promise((r) => setTimeout(r, 500)); }
-    if (!typed) throw new Error('the type checker never answered a completion');
+    await waitForTypeChecker(k);
     const kernel = k.proc!.pid!;
     const checkers = childrenOf(kernel);
     if (!checkers.length) throw new Error('no checker process: the kernel runs its checker on a thread (no snapshot)');

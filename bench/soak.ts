@@ -13,35 +13,12 @@
  * with --snapshots, the kernel's heap snapshots after the baseline and at
  * the end go to DIR (compare them with dist/bench/heap_diff.js).
  */
-import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { kernelArgv } from '../kernel/commands/install';
-import { KernelClient } from '../kernel/transport/client';
+import { arg, childrenOf, MiB, rssMiB, startInstalledKernel, waitForTypeChecker } from './kernel_probe';
 
-const MiB = 1 << 20;
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
-}
-
-function rssMiB(pid: number): number {
-  try {
-    const kb = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return kb ? Number(kb[1]) / 1024 : 0;
-  } catch { return 0; }
-}
-
-function childrenOf(pid: number): number[] {
-  return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number).filter((p) => {
-    try {
-      const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
-    } catch { return false; }
-  });
-}
 
 /** One step of the mix: a cell to run, or a completion request. */
 type Step = { kind: string; code: string; complete?: boolean };
@@ -71,25 +48,9 @@ async function main(): Promise<void> {
   const label = arg('label', '');
   const snapshots = arg('snapshots', '');
   const base = Math.min(1000, Math.floor(cells / 2));
-  const root = path.join(__dirname, '..', '..');
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tsgpu-soak-'));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env, TSGPU_HISTORY_FILE: 'none', TSGPU_CACHE_DIR: path.join(dir, 'cache'),
-    XDG_CACHE_HOME: path.join(dir, 'xdg-cache'), XDG_DATA_HOME: path.join(dir, 'xdg-data'),
-  };
-  // The install builds the checker's snapshot into this run's cache folder.
-  execFileSync(process.execPath, [path.join(root, 'dist', 'kernel', 'cli.js'), 'install', '--prefix', path.join(dir, 'prefix')], { env, stdio: 'ignore' });
-  // The kernel runs with the environment its kernelspec gives it, as Jupyter starts it.
-  const spec = JSON.parse(fs.readFileSync(path.join(dir, 'prefix', 'share', 'jupyter', 'kernels', 'tsgpu', 'kernel.json'), 'utf8'));
-  const k = await KernelClient.start({ argv: kernelArgv(), env: { ...env, ...spec.env } });
+  const { k, dir, root } = await startInstalledKernel('tsgpu-soak');
   try {
-    let typed = false;
-    for (let i = 0; i < 120 && !typed; i++) {
-      const { reply } = await k.request('complete_request', { code: 'Math.ma', cursor_pos: 7 });
-      typed = Array.isArray(reply.content.metadata?._jupyter_types_experimental);
-      if (!typed) await new Promise((r) => setTimeout(r, 500));
-    }
-    if (!typed) throw new Error('the type checker never answered a completion');
+    await waitForTypeChecker(k);
     const kernel = k.proc!.pid!;
     const checkers = childrenOf(kernel);
     /** The main thread's heap after a collection, and what the CPU allocator holds (its cache included). */

@@ -30,6 +30,8 @@
  */
 'use strict';
 
+const { pushDoc, pushAliasExports, pushTensorDeclarations, pushPrototype } = require('./gen_ops_module');
+
 const NOT_DIFFERENTIABLE = 'not differentiable';
 
 /** What each rule's doc comment says, and the helper of native/ops/binary.ts that applies it. */
@@ -137,13 +139,13 @@ function binaryOpsModule(ops, header) {
   const plain = plainBinaryOps(ops);
   const helpers = [...new Set(plain.map((o) => RULES[o.rule].helper))];
   const lines = [header.trimEnd()];
-  lines.push('/**');
-  lines.push(' * The plain binary elementwise ops and the comparisons (two operands, one result,');
-  lines.push(' * no attributes): `torch.` functions, Tensor methods and their in-place `_` forms,');
-  lines.push(' * each computing by its rule (see native/ops/binary.ts and scripts/gen_binary_ops.js).');
-  lines.push(' * The binary ops written by hand, and why:');
-  for (const [n, why] of Object.entries(HAND_WRITTEN)) lines.push(` *   ${n}: ${why}`);
-  lines.push(' */');
+  pushDoc(lines, [
+    'The plain binary elementwise ops and the comparisons (two operands, one result,',
+    'no attributes): `torch.` functions, Tensor methods and their in-place `_` forms,',
+    'each computing by its rule (see native/ops/binary.ts and scripts/gen_binary_ops.js).',
+    'The binary ops written by hand, and why:',
+    ...Object.entries(HAND_WRITTEN).map(([n, why]) => `  ${n}: ${why}`),
+  ]);
   lines.push("import { Tensor } from '../tensor';");
   lines.push(`import { Operand, ${helpers.join(', ')} } from '../ops/binary';`);
   lines.push('');
@@ -154,37 +156,17 @@ function binaryOpsModule(ops, header) {
     lines.push(`export function ${op.name}(self: ${self}, other: Operand, out?: Tensor): Tensor { return ${h}('${op.name}', self, other, out${flagArgs(op)}); }`);
   }
   const aliases = plain.flatMap((op) => op.aliases.map((alias) => ({ alias, op })));
-  if (aliases.length > 0) {
-    lines.push('');
-    lines.push("// PyTorch's other names.");
-    lines.push(`export { ${aliases.map(({ alias, op }) => `${op.name} as ${alias}`).join(', ')} };`);
-  }
-  lines.push('');
-  lines.push("declare module '../tensor' {");
-  lines.push('  interface Tensor {');
-  for (const op of plain) {
-    lines.push(`    /** ${docOf(op)} */`);
-    lines.push(`    ${op.name}(other: Operand): Tensor;`);
-    if (op.inplace) {
-      lines.push(`    /** In place (the result cast to this tensor's dtype): ${docOf(op)} */`);
-      lines.push(`    ${op.name}_(other: Operand): Tensor;`);
-    }
-  }
-  for (const { alias, op } of aliases) {
-    lines.push(`    /** ${op.name}: ${docOf(op)} */`);
-    lines.push(`    ${alias}(other: Operand): Tensor;`);
-  }
-  lines.push('  }');
-  lines.push('}');
-  lines.push('');
-  lines.push('const P = Tensor.prototype as unknown as Record<string, unknown>;');
-  for (const op of plain) {
+  pushAliasExports(lines, aliases);
+  pushTensorDeclarations(lines, [
+    ...plain.flatMap((op) => [[docOf(op), `${op.name}(other: Operand): Tensor`],
+      ...(op.inplace ? [[`In place (the result cast to this tensor's dtype): ${docOf(op)}`, `${op.name}_(other: Operand): Tensor`]] : [])]),
+    ...aliases.map(({ alias, op }) => [`${op.name}: ${docOf(op)}`, `${alias}(other: Operand): Tensor`]),
+  ]);
+  pushPrototype(lines, plain.flatMap((op) => {
     const h = RULES[op.rule].helper;
-    lines.push(`P.${op.name} = function (this: Tensor, other: Operand) { return ${h}('${op.name}', this, other, undefined${flagArgs(op)}); };`);
-    if (op.inplace) lines.push(`P.${op.name}_ = function (this: Tensor, other: Operand) { return ${h}('${op.name}', this, other, this${flagArgs(op)}); };`);
-  }
-  for (const { alias, op } of aliases) lines.push(`P.${alias} = P.${op.name};`);
-  lines.push('');
+    return [`P.${op.name} = function (this: Tensor, other: Operand) { return ${h}('${op.name}', this, other, undefined${flagArgs(op)}); };`,
+      ...(op.inplace ? [`P.${op.name}_ = function (this: Tensor, other: Operand) { return ${h}('${op.name}', this, other, this${flagArgs(op)}); };`] : [])];
+  }), aliases);
   return lines.join('\n');
 }
 

@@ -15,6 +15,8 @@
  */
 'use strict';
 
+const { pushDoc, pushAliasExports, pushTensorDeclarations, pushPrototype } = require('./gen_ops_module');
+
 /** The compute rule of each dtype set a generated op may have, and the helper of native/ops/unary.ts that applies it. */
 const RULES = {
   float: { helper: 'unaryFloat', dtypes: 'Floating: integer and bool inputs compute in the default dtype.' },
@@ -111,13 +113,13 @@ function docOf(op) {
 function unaryOpsModule(ops, header) {
   const plain = plainUnaryOps(ops);
   const lines = [header.trimEnd()];
-  lines.push('/**');
-  lines.push(' * The plain unary ops (one tensor in, one out, no attributes): `torch.` functions,');
-  lines.push(' * Tensor methods and their in-place `_` forms, each computing as its dtype set');
-  lines.push(' * in the op list says (see native/ops/unary.ts). The ops of that shape written');
-  lines.push(' * by hand, and why:');
-  for (const [n, why] of Object.entries(HAND_WRITTEN)) lines.push(` *   ${n}: ${why}`);
-  lines.push(' */');
+  pushDoc(lines, [
+    'The plain unary ops (one tensor in, one out, no attributes): `torch.` functions,',
+    'Tensor methods and their in-place `_` forms, each computing as its dtype set',
+    'in the op list says (see native/ops/unary.ts). The ops of that shape written',
+    'by hand, and why:',
+    ...Object.entries(HAND_WRITTEN).map(([n, why]) => `  ${n}: ${why}`),
+  ]);
   lines.push("import { Tensor } from '../tensor';");
   lines.push("import { unaryFloat, unaryNumeric } from '../ops/unary';");
   lines.push('');
@@ -126,35 +128,16 @@ function unaryOpsModule(ops, header) {
     lines.push(`export function ${op.name}(self: Tensor): Tensor { return ${RULES[op.rule].helper}('${op.name}', self); }`);
   }
   const aliases = plain.flatMap((op) => (ALIASES[op.name] ?? []).map((alias) => ({ alias, op })));
-  if (aliases.length > 0) {
-    lines.push('');
-    lines.push("// PyTorch's other names.");
-    lines.push(`export { ${aliases.map(({ alias, op }) => `${op.name} as ${alias}`).join(', ')} };`);
-  }
-  lines.push('');
-  lines.push("declare module '../tensor' {");
-  lines.push('  interface Tensor {');
-  for (const op of plain) {
-    lines.push(`    /** ${docOf(op)} */`);
-    lines.push(`    ${op.name}(): Tensor;`);
-    lines.push(`    /** In place: ${docOf(op)} */`);
-    lines.push(`    ${op.name}_(): Tensor;`);
-  }
-  for (const { alias, op } of aliases) {
-    lines.push(`    /** ${op.name}: ${docOf(op)} */`);
-    lines.push(`    ${alias}(): Tensor;`);
-  }
-  lines.push('  }');
-  lines.push('}');
-  lines.push('');
-  lines.push('const P = Tensor.prototype as unknown as Record<string, unknown>;');
-  for (const op of plain) {
+  pushAliasExports(lines, aliases);
+  pushTensorDeclarations(lines, [
+    ...plain.flatMap((op) => [[docOf(op), `${op.name}(): Tensor`], [`In place: ${docOf(op)}`, `${op.name}_(): Tensor`]]),
+    ...aliases.map(({ alias, op }) => [`${op.name}: ${docOf(op)}`, `${alias}(): Tensor`]),
+  ]);
+  pushPrototype(lines, plain.flatMap((op) => {
     const h = RULES[op.rule].helper;
-    lines.push(`P.${op.name} = function (this: Tensor) { return ${h}('${op.name}', this); };`);
-    lines.push(`P.${op.name}_ = function (this: Tensor) { return ${h}('${op.name}', this, this); };`);
-  }
-  for (const { alias, op } of aliases) lines.push(`P.${alias} = P.${op.name};`);
-  lines.push('');
+    return [`P.${op.name} = function (this: Tensor) { return ${h}('${op.name}', this); };`,
+      `P.${op.name}_ = function (this: Tensor) { return ${h}('${op.name}', this, this); };`];
+  }), aliases);
   return lines.join('\n');
 }
 

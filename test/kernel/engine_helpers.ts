@@ -4,6 +4,8 @@ import { tmpdir } from "os";
 import { join } from "path";
 import type { KernelClient } from "../../kernel/transport/client";
 import type { Message } from "../../kernel/protocol/message";
+import { CellLanguage } from "../../kernel/language/cell_language";
+import { AMBIENT_DECLARATIONS } from "../../kernel/language/ambient";
 import { ROOT, ofType, sleep, startKernel } from "../helpers";
 
 /** A fresh notebook folder whose node_modules holds the fixture packages (ESM-only and CommonJS). */
@@ -15,6 +17,22 @@ export function notebookFolder(): { dir: string; remove(): void } {
     cpSync(join(ROOT, "test", "fixtures", "packages", name), to, { recursive: true });
   }
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A CellLanguage (the checker's object, driven directly) over a fresh notebook folder, for a whole test file:
+ * made and warmed up before the file's tests, its folder removed after them. Read both in the tests.
+ */
+export function cellLanguageForFile(): { language(): CellLanguage; dir(): string } {
+  let folder: ReturnType<typeof notebookFolder>;
+  let lang: CellLanguage;
+  beforeAll(() => {
+    folder = notebookFolder();
+    lang = new CellLanguage({ cwd: folder.dir, kernelRoot: ROOT, runtimeTypes: join(ROOT, "dist", "native"), ambient: AMBIENT_DECLARATIONS });
+    lang.warmUp();
+  });
+  afterAll(() => folder.remove());
+  return { language: () => lang, dir: () => folder.dir };
 }
 
 /** Starts a kernel in a notebook folder, with its history kept there. */

@@ -6,32 +6,23 @@
  */
 import { mkdirSync, writeFileSync } from "fs";
 import { join } from "path";
-import { CellDiagnostic, CellLanguage } from "../../../kernel/language/cell_language";
-import { AMBIENT_DECLARATIONS } from "../../../kernel/language/ambient";
-import { ROOT } from "../../helpers";
-import { notebookFolder } from "../engine_helpers";
+import { CellDiagnostic } from "../../../kernel/language/cell_language";
+import { cellLanguageForFile } from "../engine_helpers";
 
 jest.setTimeout(60000);
 
-let folder: ReturnType<typeof notebookFolder>;
-let lang: CellLanguage;
+const fixture = cellLanguageForFile();
 let seq = 0;
 
-beforeAll(() => {
-  folder = notebookFolder();
-  lang = new CellLanguage({ cwd: folder.dir, kernelRoot: ROOT, runtimeTypes: join(ROOT, "dist", "native"), ambient: AMBIENT_DECLARATIONS });
-  lang.warmUp();
-});
-afterAll(() => folder.remove());
 
 /** Analyzes a cell with diagnostics, runs it (commit) and returns its diagnostics and whether a new program was built. */
 function run(code: string): { diagnostics: CellDiagnostic[]; newProgram: boolean } {
-  const before = lang.project.ls.getProgram();
+  const before = fixture.language().project.ls.getProgram();
   const s = ++seq;
-  const diagnostics = lang.analyze(code, s, true);
-  const newProgram = lang.project.ls.getProgram() !== before;
-  lang.prepare();
-  lang.commit(s);
+  const diagnostics = fixture.language().analyze(code, s, true);
+  const newProgram = fixture.language().project.ls.getProgram() !== before;
+  fixture.language().prepare();
+  fixture.language().commit(s);
   return { diagnostics, newProgram };
 }
 
@@ -86,7 +77,7 @@ test("declarations of a remembered cell still reach later cells", () => {
 test("cells that import are always analyzed again (what they see depends on the file system)", () => {
   const code = "import { later } from 'installed-later';\nlater(1)";
   expect(messages(run(code).diagnostics).join()).toContain("Cannot find module 'installed-later'");
-  const pkg = join(folder.dir, "node_modules", "installed-later");
+  const pkg = join(fixture.dir(), "node_modules", "installed-later");
   mkdirSync(pkg, { recursive: true });
   writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "installed-later", version: "1.0.0", types: "index.d.ts", main: "index.js" }));
   writeFileSync(join(pkg, "index.d.ts"), "export declare function later(n: number): number;\n");
@@ -99,10 +90,10 @@ test("with checking off (no diagnostics asked), a remembered cell still gives it
   run(decl);
   run(decl);
   const s = ++seq;
-  const before = lang.project.ls.getProgram();
-  expect(lang.analyze(decl, s, false)).toEqual([]);
-  expect(lang.project.ls.getProgram()).toBe(before);
-  lang.prepare();
-  lang.commit(s);
+  const before = fixture.language().project.ls.getProgram();
+  expect(fixture.language().analyze(decl, s, false)).toEqual([]);
+  expect(fixture.language().project.ls.getProgram()).toBe(before);
+  fixture.language().prepare();
+  fixture.language().commit(s);
   expect(run("offDecl.a.toFixed()").diagnostics).toEqual([]);
 });

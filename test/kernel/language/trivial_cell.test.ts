@@ -4,12 +4,8 @@
  * compiler itself (no diagnostics, nothing declared), and the look-alikes
  * that the compiler does flag are refused, so they still reach it.
  */
-import { join } from "path";
-import { CellLanguage } from "../../../kernel/language/cell_language";
-import { AMBIENT_DECLARATIONS } from "../../../kernel/language/ambient";
 import { isLiteralArithmetic } from "../../../kernel/language/trivial_cell";
-import { ROOT } from "../../helpers";
-import { notebookFolder } from "../engine_helpers";
+import { cellLanguageForFile } from "../engine_helpers";
 
 jest.setTimeout(60000);
 
@@ -18,16 +14,9 @@ const ACCEPTED = ["1+1", "1 + 1", "  (2 + 3) * 4;\n", "-1", "- -1", "+ +2", "10 
 const FLAGGED = ["--1", "1--1", "(1)(2)", "1 2", "-1 ** 2", "07", "()"];
 const OUTSIDE = ["1 +", "x + 1", "1 + 'a'", "2 ** 3", "1 // c", "1 /* c */ + 2", "0x10", "1_000", ".5", "1.", "1;2", "1; // c", "", "   ", "1234567890123456", "Math.PI", "1 + 1 ;;"];
 
-let folder: ReturnType<typeof notebookFolder>;
-let lang: CellLanguage;
+const fixture = cellLanguageForFile();
 let seq = 0;
 
-beforeAll(() => {
-  folder = notebookFolder();
-  lang = new CellLanguage({ cwd: folder.dir, kernelRoot: ROOT, runtimeTypes: join(ROOT, "dist", "native"), ambient: AMBIENT_DECLARATIONS });
-  lang.warmUp();
-});
-afterAll(() => folder.remove());
 
 test("arithmetic on number literals is recognized", () => {
   for (const code of ACCEPTED) expect([code, isLiteralArithmetic(code)]).toEqual([code, true]);
@@ -40,11 +29,11 @@ test("what the compiler would flag, and anything beyond literal arithmetic, is l
 
 test("the compiler agrees: every accepted cell has no diagnostics and declares nothing", () => {
   for (const code of ACCEPTED) {
-    expect([code, lang.analyze(code, ++seq, true)]).toEqual([code, []]);
-    expect([code, lang.pendingIsPure()]).toEqual([code, true]);
+    expect([code, fixture.language().analyze(code, ++seq, true)]).toEqual([code, []]);
+    expect([code, fixture.language().pendingIsPure()]).toEqual([code, true]);
   }
 });
 
 test("the compiler flags the look-alikes that are refused", () => {
-  for (const code of FLAGGED) expect([code, lang.analyze(code, ++seq, true).length > 0]).toEqual([code, true]);
+  for (const code of FLAGGED) expect([code, fixture.language().analyze(code, ++seq, true).length > 0]).toEqual([code, true]);
 });
