@@ -157,6 +157,32 @@ export interface NativeAddon {
   getNumThreads(): number;
   /** What the CPU and CUDA matmuls run on (BLAS found and where, cuBLAS or why not) and the blocked kernel's ISA. */
   linalgInfo(): { cpu: string; cuda: string; isa: string };
+  /** Whether cuDNN loaded: "cuDNN 9.14.0 (path)", or why not and where it looked. */
+  cudnnInfo(): { available: boolean; description: string };
+  /** The convolution algorithms cuDNN's ops have chosen and remember, oldest first. */
+  cudnnChoices(): CudnnChoice[];
+  /** Forgets the remembered choices. */
+  cudnnClearChoices(): void;
+}
+
+/** One remembered cuDNN algorithm choice (native/src/ops/cudnn_conv.h). */
+export interface CudnnChoice {
+  /** "forward", "backwardInput" or "backwardWeight". */
+  pass: string;
+  /** The shapes, strides, dtype and parameters it was chosen for. */
+  key: string;
+  /** cuDNN's algorithm number of that pass. */
+  algo: number;
+  /** cudnnMathType_t it runs with (0 default, 1 tensor ops, 3 FMA only). */
+  mathType: number;
+  /** Workspace bytes each call takes from the caching allocator. */
+  workspaceBytes: number;
+  /** cuDNN's measured time in milliseconds (benchmark mode), -1 when its heuristics chose. */
+  timeMs: number;
+  /** Chosen by timing every algorithm (torch.backends.cudnn.benchmark). */
+  benchmarked: boolean;
+  /** Calls that used it. */
+  uses: number;
 }
 
 /**

@@ -21,6 +21,7 @@ import { where } from '../ops/math';
 import { zeros } from '../ops/creation';
 import { cumExtremeBackward, cumprodBackward, logcumsumexpBackward } from './scan_backward';
 import { flashAttentionBackward } from '../ops/flash_attention';
+import { cudnnConvolution, cudnnConvolutionBackwardInput, cudnnConvolutionBackwardWeight, paramsOf as cudnnParams } from '../ops/cudnn';
 import { col2im, im2col, WindowGeometry } from '../ops/conv';
 import { crossEntropyBackward, softmaxBackwardLastDim } from '../ops/fused_losses';
 import { fusedKernelsOn } from '../ops/cuda_gates';
@@ -702,4 +703,33 @@ export const DERIVATIVES: Readonly<Record<string, DerivativeRow>> = {
     },
   },
   col2im: { name: 'Col2ImBackward0', backward: (c) => [im2col(c.grad(), windowGeometry(c.attrs))] },
+  // cuDNN's three passes of one convolution: each pass's gradients are the other two.
+  cudnnConvolution: {
+    name: 'ConvolutionBackward0',
+    savesInputs: [0, 1],
+    backward: (c) => {
+      const p = cudnnParams(c.attrs);
+      return [
+        c.needs(0) ? cudnnConvolutionBackwardInput(c.grad(), c.tensor(1), p, c.shape(0)) : null,
+        c.needs(1) ? cudnnConvolutionBackwardWeight(c.grad(), c.tensor(0), p, c.shape(1)) : null,
+      ];
+    },
+  },
+  cudnnConvolutionBackwardInput: {
+    // convTranspose2d's forward: out = the input gradient of a convolution whose output gradient is input 0.
+    name: 'ConvolutionBackward0',
+    savesInputs: [0, 1],
+    backward: (c) => {
+      const p = cudnnParams(c.attrs);
+      const s = c.shape(0);
+      return [
+        c.needs(0) ? cudnnConvolution(c.grad(), c.tensor(1), p, [s[2], s[3]]) : null,
+        c.needs(1) ? cudnnConvolutionBackwardWeight(c.tensor(0), c.grad(), p, c.shape(1)) : null,
+      ];
+    },
+  },
+  cudnnConvolutionBackwardWeight: {
+    name: 'ConvolutionBackwardBackward0',
+    notImplemented: 'the second derivative of a cuDNN convolution is not implemented (turn cuDNN off for it: torch.backends.cudnn.enabled = false)',
+  },
 };

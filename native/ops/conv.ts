@@ -1,8 +1,10 @@
 /**
- * Convolutions, NCHW as PyTorch: conv2d and convTranspose2d, by GEMM over
+ * Convolutions, NCHW as PyTorch: conv2d and convTranspose2d. On CUDA through
+ * cuDNN where it loaded (cudnn.ts: one op per pass); elsewhere by GEMM over
  * the sliding windows of the input (the ops im2col and col2im, kernels in
  * native/src/ops/{cpu,cuda}/im2col.*, and the matmul path). Backward comes
- * from the rows of im2col and col2im (each the other's adjoint) and of the
+ * from the rows of the cuDNN ops (each pass's gradients are the other two
+ * passes) or of im2col and col2im (each the other's adjoint) and of the
  * matmul and views the functions are made of.
  */
 import { codedError } from '../errors';
@@ -10,6 +12,7 @@ import { formatShape, Tensor } from '../tensor';
 import { checkTensor, emptyTensor, runInto, runOp, sameDevice } from './helpers';
 import { matmul } from './linalg';
 import { batched4d, checkFloating, pair, Pair } from './conv_args';
+import { cudnnConvolution, cudnnConvolutionBackwardInput, useCudnn } from './cudnn';
 
 /** The window geometry im2col and col2im take. */
 export interface WindowGeometry {
@@ -159,6 +162,11 @@ export function conv2d(input: Tensor, weight: Tensor, bias?: Tensor | null, opts
     }
     outputSize = [Math.floor((ph - ek[0]) / stride[0]) + 1, Math.floor((pw - ek[1]) / stride[1]) + 1];
   }
+  // cuDNN pads both sides alike: 'same' with an odd total padding (an even effective kernel) stays on im2col.
+  const symmetric = p !== 'same' || ((ek[0] - 1) % 2 === 0 && (ek[1] - 1) % 2 === 0);
+  if (symmetric && useCudnn(x)) {
+    return finish(cudnnConvolution(x, weight, { stride, padding, dilation, groups }, outputSize), bias, o, unbatched ? x : null);
+  }
   const cols = im2col(x, { kernel, stride, padding, dilation, outputSize });
   const l = outputSize[0] * outputSize[1];
   const k = cg * kh * kw;
@@ -171,19 +179,27 @@ export function conv2d(input: Tensor, weight: Tensor, bias?: Tensor | null, opts
   const prod = matmul(wm, cm);
   const pv = prod.view([o, n, l]);
   const pp = pv.permute([1, 0, 2]);
-  let y = pp.reshape([n, o, outputSize[0], outputSize[1]]);
+  const y = pp.reshape([n, o, outputSize[0], outputSize[1]]);
   [cols, wm, cv, cp, cm, pv, pp].forEach((t) => t.dispose());
+  prod.dispose();
+  return finish(y, bias, o, unbatched ? x : null);
+}
+
+/**
+ * The end both convolutions share: `y` [N, channels, OH, OW] plus `bias` [channels] when given, squeezed back to
+ * 3-D when the input was unbatched (`batchedInput`, the 4-D view made of it, is then disposed).
+ */
+function finish(y: Tensor, bias: Tensor | null | undefined, channels: number, batchedInput: Tensor | null): Tensor {
   if (bias) {
-    const b = bias.view([o, 1, 1]);
+    const b = bias.view([channels, 1, 1]);
     const yb = y.add(b);
     [b, y].forEach((t) => t.dispose());
     y = yb;
   }
-  prod.dispose();
-  if (!unbatched) return y;
+  if (batchedInput === null) return y;
   const y3 = y.squeeze(0);
   y.dispose();
-  x.dispose();
+  batchedInput.dispose();
   return y3;
 }
 
@@ -227,6 +243,11 @@ export function convTranspose2d(input: Tensor, weight: Tensor, bias?: Tensor | n
   if (oh <= 0 || ow <= 0) {
     throw codedError('TSGPU_ARG', `${op}: Given input size per channel: (${h} x ${w}). Calculated output size per channel: (${oh} x ${ow}). Output size is too small`);
   }
+  if (useCudnn(x)) {
+    // The transpose of a convolution is that convolution's gradient of its input: cuDNN's backward data.
+    const y = cudnnConvolutionBackwardInput(x, weight, { stride, padding, dilation, groups }, [n, cout, oh, ow]);
+    return finish(y, bias, cout, unbatched ? x : null);
+  }
   const kk = kh * kw;
   // One GEMM per group over the whole batch: [G, Cout/G*K, Cin/G] @ [G, Cin/G, N*H*W] -> [G, Cout/G*K, N*H*W].
   const wm = weight.reshape([groups, ci / groups, og * kk]);
@@ -238,17 +259,7 @@ export function convTranspose2d(input: Tensor, weight: Tensor, bias?: Tensor | n
   const pv = prod.view([groups, og * kk, n, h * w]);
   const pp = pv.permute([2, 0, 1, 3]);
   const cols = pp.reshape([n, cout * kk, h * w]);
-  let y = col2im(cols, { kernel: [kh, kw], stride, padding, dilation, outputSize: [h, w] }, [oh, ow]);
+  const y = col2im(cols, { kernel: [kh, kw], stride, padding, dilation, outputSize: [h, w] }, [oh, ow]);
   [wm, wt, xv, xp, xm, prod, pv, pp, cols].forEach((t) => t.dispose());
-  if (bias) {
-    const b = bias.view([cout, 1, 1]);
-    const yb = y.add(b);
-    [b, y].forEach((t) => t.dispose());
-    y = yb;
-  }
-  if (!unbatched) return y;
-  const y3 = y.squeeze(0);
-  y.dispose();
-  x.dispose();
-  return y3;
+  return finish(y, bias, cout, unbatched ? x : null);
 }

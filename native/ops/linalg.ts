@@ -13,6 +13,7 @@ import { formatShape, Tensor } from '../tensor';
 import { argError, broadcastShapesFor, checkTensor, emptyTensor, runOp, sameDevice } from './helpers';
 import { dropout } from './dropout';
 import { unsupportedError } from './supports';
+import { cudnn } from './cudnn';
 import { enableFlashSdp, flashAttention, flashSdpEnabled, useFlashAttention } from './flash_attention';
 import { expandTo, reshape, transpose, unsqueeze } from './views';
 
@@ -20,8 +21,10 @@ const GEMM_DTYPES: readonly DType[] = ['float32', 'float64', 'float16', 'bfloat1
 /** The dtypes whose matrix products cpu composes without the gemm kernel (integerGemmInto). */
 const INTEGER_PRODUCT_DTYPES: readonly DType[] = ['int8', 'uint8', 'int16', 'int32', 'int64'];
 
-/** The PyTorch-style switches of the CUDA matmul. */
+/** PyTorch's switches of the CUDA matmul, attention and cuDNN (torch.backends). */
 export const backends = {
+  /** torch.backends.cudnn: enabled, benchmark, deterministic, allowTf32, isAvailable(), version() (cudnn.ts). */
+  cudnn,
   cuda: {
     matmul: {
       /** Let float32 matmuls on CUDA use TF32 tensor cores (PyTorch's default since 1.12: false). */

@@ -4,7 +4,8 @@
  * convTranspose2d forward and backward (data, weight and bias gradients),
  * the pools (with maxPool2d's indices), interpolate, batchNorm with its
  * running statistics, a ResNet-18 step under bf16 autocast, and a small CNN
- * that learns on CUDA. Skipped, with the reason, where CUDA is unavailable.
+ * that learns on CUDA — through cuDNN where it loaded (cudnn_conv.test.ts runs the
+ * same cases with cuDNN off as well). Skipped, with the reason, where CUDA is unavailable.
  *
  * Run on a GPU machine: node node_modules/jest/bin/jest.js dist/test/native/cuda_conv
  */
@@ -46,6 +47,14 @@ function sameOnBoth(what: string, inputs: T[], f: (...xs: T[]) => T, rtol = 1e-5
 }
 
 describe('convolutions on CUDA against CPU', () => {
+  // cuDNN (where it loaded) in exact float32: TF32, its default, is tested in cudnn_conv.test.ts.
+  beforeAll(() => {
+    torch.backends.cudnn.allowTf32 = false;
+  });
+  afterAll(() => {
+    torch.backends.cudnn.allowTf32 = true;
+  });
+
   cudaTest('im2col and col2im in float32, float64, float16 and bfloat16 (the same window entries and sums)', () => {
     const g = { kernel: [3, 2] as [number, number], stride: [2, 1] as [number, number], padding: [1, 1] as [number, number], dilation: [1, 2] as [number, number], outputSize: [4, 5] as [number, number] };
     for (const dtype of ['float32', 'float64', 'float16', 'bfloat16'] as torch.DType[]) {

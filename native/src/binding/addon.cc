@@ -36,6 +36,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   initOpTables(env, exports);
   initTransfer(env, exports);
   initLinalg(env, exports);
+  initCudnn(env, exports);
   exports.Set("quickExit", Napi::Function::New(env, QuickExit, "quickExit"));
   exports.Set("setErrorClasses", Napi::Function::New(env, SetErrorClasses, "setErrorClasses"));
 #ifdef TSGPU_WITH_CUDA

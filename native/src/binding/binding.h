@@ -107,5 +107,8 @@ void initOpTables(Napi::Env env, Napi::Object exports);
 // ---- linalg_binding.cc: thread pool size and matmul engines
 void initLinalg(Napi::Env env, Napi::Object exports);
 
+// ---- cudnn_binding.cc: cuDNN's availability and remembered algorithm choices
+void initCudnn(Napi::Env env, Napi::Object exports);
+
 }  // namespace binding
 }  // namespace tsgpu

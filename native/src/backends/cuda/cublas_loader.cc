@@ -1,8 +1,7 @@
 // Loads cuBLAS with dlopen (see cublas_loader.h).
 #include "backends/cuda/cublas_loader.h"
 
-#include <dlfcn.h>
-#include <link.h>
+#include "backends/dl_load.h"
 
 #include <cstdlib>
 #include <mutex>
@@ -25,56 +24,33 @@ std::vector<std::string> candidates(const char* env, const char* base) {
   return out;
 }
 
-void* openFirst(const std::vector<std::string>& names, std::string* path, std::string* errors) {
-  for (const auto& name : names) {
-    void* h = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (h != nullptr) {
-      struct link_map* map = nullptr;
-      *path = (dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && *map->l_name) ? map->l_name : name;
-      return h;
-    }
-    const char* err = dlerror();
-    *errors += (errors->empty() ? "" : "; ") + std::string(err ? err : name.c_str());
-  }
-  return nullptr;
-}
-
-/** Binds `symbol` (or, failing that, `alternative`, e.g. the name without `_v2`); records it as missing otherwise. */
-template <typename F>
-bool bind(void* h, const char* symbol, F* out, std::string* missing, const char* alternative = nullptr) {
-  *out = reinterpret_cast<F>(dlsym(h, symbol));
-  if (*out == nullptr && alternative != nullptr) *out = reinterpret_cast<F>(dlsym(h, alternative));
-  if (*out == nullptr) *missing += (missing->empty() ? "" : ", ") + std::string(symbol);
-  return *out != nullptr;
-}
-
 Api load() {
   Api a;
   std::string errors;
   // cuBLASLt first: libcublas needs it, and a failure here says why cuBLAS will not load.
   std::string ltErrors;
-  if (void* lt = openFirst(candidates("TSGPU_CUBLASLT_LIBRARY", "libcublasLt"), &a.ltPath, &ltErrors)) (void)lt;
-  void* h = openFirst(candidates("TSGPU_CUBLAS_LIBRARY", "libcublas"), &a.path, &errors);
+  if (void* lt = dl::openFirst(candidates("TSGPU_CUBLASLT_LIBRARY", "libcublasLt"), &a.ltPath, &ltErrors)) (void)lt;
+  void* h = dl::openFirst(candidates("TSGPU_CUBLAS_LIBRARY", "libcublas"), &a.path, &errors);
   if (h == nullptr) {
     a.whyNot = "cuBLAS could not be loaded (searched LD_LIBRARY_PATH, the ld.so cache, /lib, /usr/lib, "
                "/usr/local/cuda/lib64 and $CUDA_HOME/lib64): " + errors;
     return a;
   }
   std::string missing;
-  bind(h, "cublasCreate_v2", &a.create, &missing, "cublasCreate");
-  bind(h, "cublasDestroy_v2", &a.destroy, &missing, "cublasDestroy");
-  bind(h, "cublasSetStream_v2", &a.setStream, &missing, "cublasSetStream");
-  bind(h, "cublasSetMathMode", &a.setMathMode, &missing);
-  bind(h, "cublasGemmEx", &a.gemmEx, &missing);
-  bind(h, "cublasGemmStridedBatchedEx", &a.gemmStridedBatchedEx, &missing);
+  dl::bind(h, "cublasCreate_v2", &a.create, &missing, "cublasCreate");
+  dl::bind(h, "cublasDestroy_v2", &a.destroy, &missing, "cublasDestroy");
+  dl::bind(h, "cublasSetStream_v2", &a.setStream, &missing, "cublasSetStream");
+  dl::bind(h, "cublasSetMathMode", &a.setMathMode, &missing);
+  dl::bind(h, "cublasGemmEx", &a.gemmEx, &missing);
+  dl::bind(h, "cublasGemmStridedBatchedEx", &a.gemmStridedBatchedEx, &missing);
   std::string optional;
-  bind(h, "cublasGetStatusString", &a.statusString, &optional);
+  dl::bind(h, "cublasGetStatusString", &a.statusString, &optional);
   if (!missing.empty()) {
     a.whyNot = a.path + " lacks " + missing;
     return a;
   }
   int (*getProperty)(int, int*) = nullptr;
-  if (bind(h, "cublasGetProperty", &getProperty, &optional)) {
+  if (dl::bind(h, "cublasGetProperty", &getProperty, &optional)) {
     int major = 0, minor = 0, patch = 0;
     getProperty(0, &major);
     getProperty(1, &minor);
