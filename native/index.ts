@@ -91,7 +91,7 @@ export {
   scatter, scatterAdd, scatterReduce, ScatterOptions, ScatterReduceOptions, ScatterReduction,
 } from './ops/scatter';
 export {
-  dropout, LossOptions, CrossEntropyOptions, Reduction,
+  dropout, nativeLayerNorm, LossOptions, CrossEntropyOptions, Reduction,
   EmbeddingOptions,
 } from './ops/nn_functional';
 /** torch.embedding: the lookup with PyTorch's backward rules for paddingIdx and scaleGradByFreq. */

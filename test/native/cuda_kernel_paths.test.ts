@@ -275,6 +275,52 @@ describe('cuda softmax, logSoftmax, layerNorm, rmsNorm rows', () => {
     sameOnCuda('layerNorm over two dims', [c], (t) => torch.layerNorm(t, [10, 12]), [1e-4, 1e-5]);
     c.dispose();
   });
+
+  cudaTest('nativeLayerNorm mean and rstd on each path (warp rows, cached and uncached block rows), float32 for 16-bit inputs', () => {
+    for (const n of lengths) {
+      const rows = n > 5000 ? 3 : 29;
+      for (const dtype of FLOATS) {
+        torch.tidy(() => {
+          const x = sample([rows, n], dtype);
+          const [out, mean, rstd] = torch.nativeLayerNorm(x.cuda(), [n]);
+          const stat = dtype === 'float64' ? 'float64' : 'float32';
+          expect([mean.dtype, rstd.dtype, mean.shape, rstd.shape]).toEqual([stat, stat, [rows, 1], [rows, 1]]);
+          // The reference: the statistics of the same values, in the statistics' dtype on cpu.
+          const xs = x.to(stat);
+          const wantMean = xs.mean(-1, { keepdim: true });
+          const wantRstd = xs.sub(wantMean).pow(2).mean(-1, { keepdim: true }).add(1e-5).rsqrt();
+          const tol: [number, number] = dtype === 'float64' ? [1e-12, 1e-12] : [1e-4, 1e-5];
+          expectClose(mean, wantMean, `mean ${dtype} [${rows}, ${n}]`, tol);
+          expectClose(rstd, wantRstd, `rstd ${dtype} [${rows}, ${n}]`, tol);
+          expectClose(out, torch.layerNorm(x, [n]), `out ${dtype} [${rows}, ${n}]`, dtype === 'float32' ? [1e-4, 1e-5] : TOL[dtype]);
+        });
+      }
+    }
+  });
+
+  cudaTest('layerNorm backward from the saved mean and rstd, on each path', () => {
+    for (const n of [7, 1000, 3000, 20000]) {
+      for (const dtype of ['float32', 'float64', 'float16', 'bfloat16'] as torch.DType[]) {
+        torch.tidy(() => {
+          const x = sample([5, n], dtype);
+          const w = sample([n], dtype);
+          const b = sample([n], dtype);
+          const g = sample([5, n], dtype);
+          const grads = (dev: string): T[] => {
+            const xx = x.detach().to(dev).requiresGrad_();
+            const ww = w.detach().to(dev).requiresGrad_();
+            const bb = b.detach().to(dev).requiresGrad_();
+            torch.layerNorm(xx, [n], ww, bb).backward(g.to(dev));
+            return [xx.grad!, ww.grad!, bb.grad!];
+          };
+          const cpu = grads('cpu');
+          const gpu = grads('cuda');
+          const tol: [number, number] = dtype === 'float32' ? [1e-3, 1e-3] : dtype === 'float64' ? [1e-10, 1e-10] : [5e-2, 5e-2];
+          ['input', 'weight', 'bias'].forEach((what, i) => expectClose(gpu[i], cpu[i], `layerNorm grad ${what} ${dtype} [5, ${n}]`, tol));
+        });
+      }
+    }
+  });
 });
 
 describe('cuda copies: tiled transposes and strided paths', () => {
