@@ -411,6 +411,36 @@ describe('cuda sort and topk beyond one block', () => {
     });
     x.dispose();
   });
+
+  cudaTest('what composes over sort on long rows: stable argsort, median, nanmedian, kthvalue, mode, quantile', () => {
+    torch.tidy(() => {
+      const x = sample([3, 6001]);
+      const ties = torch.randint(0, 7, [2, 9000]).float();
+      const withNan = sample([2, 4500]);
+      withNan.slice(1, 10, 4000, 13).fill_(NaN);
+      for (const [what, t] of [['distinct', x], ['ties', ties]] as [string, T][]) {
+        expectClose(torch.argsort(t.cuda(), -1, false, true), torch.argsort(t, -1, false, true), `stable argsort ${what}`, [0, 0]);
+        expectClose(torch.argsort(t.cuda(), -1, true, true), torch.argsort(t, -1, true, true), `stable argsort descending ${what}`, [0, 0]);
+        const mc = torch.median(t, -1), mg = torch.median(t.cuda(), -1);
+        expectClose(mg.values, mc.values, `median values ${what}`, [0, 0]);
+        expectClose(mg.indices, mc.indices, `median indices ${what}`, [0, 0]);
+        for (const k of [1, 2500, t.shape[1]]) {
+          const kc = torch.kthvalue(t, k), kg = torch.kthvalue(t.cuda(), k);
+          expectClose(kg.values, kc.values, `kthvalue ${k} values ${what}`, [0, 0]);
+          expectClose(kg.indices, kc.indices, `kthvalue ${k} indices ${what}`, [0, 0]);
+        }
+        expectClose(torch.quantile(t.cuda(), 0.3, -1), torch.quantile(t, 0.3, -1), `quantile ${what}`);
+      }
+      const oc = torch.mode(ties, -1), og = torch.mode(ties.cuda(), -1);
+      expectClose(og.values, oc.values, 'mode values', [0, 0]);
+      expectClose(og.indices, oc.indices, 'mode indices', [0, 0]);
+      const nc = torch.nanmedian(withNan, -1), ng = torch.nanmedian(withNan.cuda(), -1);
+      expectClose(ng.values, nc.values, 'nanmedian values', [0, 0]);
+      expectClose(ng.indices, nc.indices, 'nanmedian indices', [0, 0]);
+      const pc = torch.median(withNan, -1), pg = torch.median(withNan.cuda(), -1);
+      expectClose(pg.values, pc.values, 'median with NaN values', [0, 0]);
+    });
+  });
 });
 
 describe('cuda scatterAdd on every numeric dtype', () => {
@@ -430,6 +460,24 @@ describe('cuda scatterAdd on every numeric dtype', () => {
         const many = torch.arange(0, 4000).remainder(8).long();
         const ones = torch.ones([4000], { dtype });
         sameOnCuda(`scatterAdd neighbours ${dtype}`, [line, many, ones], (s, i, v) => s.scatterAdd(0, i, v), [0, 0]);
+      });
+    }
+  });
+});
+
+describe('cuda indexAdd on 16-bit floats (scatterAdd\'s atomics)', () => {
+  cudaTest('float16 and bfloat16, repeated indices, with alpha, along dims 0 and 1', () => {
+    for (const dtype of ['float16', 'bfloat16'] as torch.DType[]) {
+      torch.tidy(() => {
+        // Small integers: every sum is exact in both dtypes, whatever the order of the atomic adds.
+        const self = torch.randint(0, 4, [7, 5]).to(dtype);
+        const index = torch.randint(0, 7, [60]);
+        const source = torch.randint(0, 3, [60, 5]).to(dtype);
+        sameOnCuda(`indexAdd dim 0 ${dtype}`, [self, index, source], (s, i, v) => s.indexAdd(0, i, v), [0, 0]);
+        sameOnCuda(`indexAdd dim 0 alpha 2 ${dtype}`, [self, index, source], (s, i, v) => s.indexAdd(0, i, v, { alpha: 2 }), [0, 0]);
+        const index1 = torch.randint(0, 5, [40]);
+        const source1 = torch.randint(0, 3, [7, 40]).to(dtype);
+        sameOnCuda(`indexAdd dim 1 ${dtype}`, [self, index1, source1], (s, i, v) => s.indexAdd(1, i, v), [0, 0]);
       });
     }
   });
