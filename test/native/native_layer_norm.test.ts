@@ -4,9 +4,11 @@
  * backward, which reads the saved mean and rstd, gives the gradients of the
  * composed formula (and, under createGraph, a differentiable one). Values
  * against PyTorch are in op_cases/nn.ts (torch_nn.test.ts); cuda against cpu
- * in cuda_kernel_paths.test.ts.
+ * in cuda_kernel_paths.test.ts; here, on cuda, the statistics' dtypes and
+ * autocast (float32, as PyTorch's CUDA list has native_layer_norm).
  */
 import * as torch from '../../native/index';
+import { cudaTest } from '../skip';
 
 type T = torch.Tensor;
 
@@ -106,5 +108,29 @@ describe('nativeLayerNorm on cpu', () => {
     const x = torch.randn([2, 3]);
     expect(() => torch.nativeLayerNorm(x, [4])).toThrow(/normalized shape \[4\] does not match the last dims of input of shape \[2, 3\]/);
     x.dispose();
+  });
+});
+
+describe('nativeLayerNorm on cuda', () => {
+  cudaTest('statistics in float32 for 16-bit inputs (float64 for float64), with and without weights', () => {
+    torch.tidy(() => {
+      const x = torch.randn([4, 8]).cuda();
+      const w = torch.randn([8]).cuda();
+      expect(torch.nativeLayerNorm(x.double(), [8], w.double()).map((t) => t.dtype)).toEqual(['float64', 'float64', 'float64']);
+      for (const dtype of ['float16', 'bfloat16'] as torch.DType[]) {
+        expect(torch.nativeLayerNorm(x.to(dtype), [8], w.to(dtype)).map((t) => t.dtype)).toEqual([dtype, 'float32', 'float32']);
+        expect(torch.nativeLayerNorm(x.to(dtype), [8]).map((t) => t.device)).toEqual(['cuda:0', 'cuda:0', 'cuda:0']);
+      }
+    });
+  });
+
+  cudaTest('under cuda autocast it runs in float32', () => {
+    torch.tidy(() => {
+      const x = torch.randn([4, 8]).cuda().half();
+      const w = torch.randn([8]).cuda().half();
+      const r = torch.autocast('cuda', { dtype: 'float16' }, () => torch.nativeLayerNorm(x, [8], w, null, 1e-5));
+      expect(r.map((t) => t.dtype)).toEqual(['float32', 'float32', 'float32']);
+      expect(maxDiff(r[0], torch.nativeLayerNorm(x.float(), [8], w.float(), null, 1e-5)[0])).toBe(0);
+    });
   });
 });
