@@ -171,7 +171,7 @@ export { tidy } from './scope';
 // The ops autocast casts for, wrapped (amp/install.ts); the Tensor methods of the same names are patched there.
 export {
   matmul, mm, bmm, addmm, linear, scaledDotProductAttention, sum, prod, norm, logsumexp, softmax, logSoftmax, cumsum,
-  nllLoss, crossEntropy, mseLoss, layerNorm, rmsNorm, exp, expm1, log, log1p, log2, rsqrt, reciprocal, softplus, pow,
+  nllLoss, crossEntropy, mseLoss, layerNorm, nativeLayerNorm, rmsNorm, exp, expm1, log, log1p, log2, rsqrt, reciprocal, softplus, pow,
   addcmul, addcdiv, conv2d, convTranspose2d, batchNorm,
 } from './amp/install';
 export { autocast, AutocastOptions, isAutocastEnabled, getAutocastDtype } from './amp/autocast';

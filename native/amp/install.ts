@@ -59,6 +59,8 @@ export const crossEntropy = autocastFunction('crossEntropy', losses.crossEntropy
 export const mseLoss = autocastFunction('mseLoss', losses.mseLoss);
 /** (x - mean) / sqrt(var + eps) * weight + bias over the trailing `normalizedShape` dims. */
 export const layerNorm = autocastFunction('layerNorm', nnf.layerNorm);
+/** PyTorch's native_layer_norm: [out, mean, rstd] (mean and rstd of each row, no gradient). */
+export const nativeLayerNorm = autocastFunction('nativeLayerNorm', nnf.nativeLayerNorm);
 /** x / sqrt(mean(x^2) + eps) * weight over the trailing dims (eps defaults to the dtype's epsilon). */
 export const rmsNorm = autocastFunction('rmsNorm', nnf.rmsNorm);
 export const exp = autocastFunction('exp', unary.exp);
@@ -85,7 +87,9 @@ export const convTranspose2d = autocastFunction('convTranspose2d', conv.convTran
 export const batchNorm = autocastFunction('batchNorm', bn.batchNorm);
 
 /** torch.nn.functional with the autocast ops wrapped (the rest as ops/nn_functional.ts has them). */
-export const functional = { ...nnf, conv2d, convTranspose2d, batchNorm, layerNorm, rmsNorm, linear, scaledDotProductAttention, crossEntropy, nllLoss, mseLoss, softmax, logSoftmax };
+// nativeLayerNorm is torch.nativeLayerNorm only (PyTorch's torch.native_layer_norm has no nn.functional name).
+const { nativeLayerNorm: _torchOnly, ...nnfNames } = nnf;
+export const functional = { ...nnfNames, conv2d, convTranspose2d, batchNorm, layerNorm, rmsNorm, linear, scaledDotProductAttention, crossEntropy, nllLoss, mseLoss, softmax, logSoftmax };
 
 // The Tensor methods of the same names (out-of-place forms only; in-place ops are not eligible).
 const P = Tensor.prototype as unknown as Record<string, unknown>;

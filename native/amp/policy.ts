@@ -14,8 +14,8 @@ const CUDA: Record<string, CastPolicy> = {
   linear: 'lower', scaledDotProductAttention: 'lower', conv2d: 'lower', convTranspose2d: 'lower', batchNorm: 'float32',
   exp: 'float32', expm1: 'float32', log: 'float32', log1p: 'float32', log2: 'float32', log10: 'float32', pow: 'float32',
   reciprocal: 'float32', rsqrt: 'float32', softplus: 'float32', sum: 'float32', prod: 'float32', cumsum: 'float32',
-  norm: 'float32', logsumexp: 'float32', softmax: 'float32', logSoftmax: 'float32', layerNorm: 'float32', rmsNorm: 'float32',
-  crossEntropy: 'float32', nllLoss: 'float32', mseLoss: 'float32', l1Loss: 'float32', smoothL1Loss: 'float32', huberLoss: 'float32',
+  norm: 'float32', logsumexp: 'float32', softmax: 'float32', logSoftmax: 'float32', layerNorm: 'float32', nativeLayerNorm: 'float32',
+  rmsNorm: 'float32', crossEntropy: 'float32', nllLoss: 'float32', mseLoss: 'float32', l1Loss: 'float32', smoothL1Loss: 'float32', huberLoss: 'float32',
   klDiv: 'float32', binaryCrossEntropyWithLogits: 'float32', cosineSimilarity: 'float32', normalize: 'float32',
   addcmul: 'promote', addcdiv: 'promote', scatterAdd: 'promote', dot: 'promote', atan2: 'promote',
 };

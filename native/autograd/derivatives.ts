@@ -72,6 +72,8 @@ export interface DerivativeRow {
   readonly backward?: (c: BackwardContext) => (Tensor | null)[];
   /** Outputs never require grad. */
   readonly nondifferentiable?: true;
+  /** The outputs that may require grad when some do not (layerNorm's mean and rstd never do); all floating ones when absent. */
+  readonly differentiableOutputs?: readonly number[];
   /** Why the op has no formula yet (refused with this reason when a gradient is needed). */
   readonly notImplemented?: string;
 }
@@ -138,7 +140,11 @@ const LN2 = Math.LN2;
 const SQRT_2_OVER_PI = Math.sqrt(2 / Math.PI);
 const INV_SQRT_2PI = 1 / Math.sqrt(2 * Math.PI);
 
-/** The gradient of a row norm (layerNorm, rmsNorm) by recomputing its statistics from the saved input. */
+/**
+ * The gradient of a row norm (layerNorm, rmsNorm). layerNorm's forward saved each row's mean and rstd
+ * (outputs 1 and 2), which the formula reads; rmsNorm's statistics, and layerNorm's under createGraph (so
+ * that the formula stays differentiable in the input), are recomputed from the saved input.
+ */
 function rowNormBackward(c: BackwardContext, centered: boolean): (Tensor | null)[] {
   const x = c.tensor(0);
   const n = c.attrs.normalizedNumel as number;
@@ -147,9 +153,10 @@ function rowNormBackward(c: BackwardContext, centered: boolean): (Tensor | null)
   const x2 = x.reshape([rows, n]);
   const g2 = c.grad().reshape([rows, n]);
   const w = c.shape(1).length > 0 && c.input(1) instanceof Tensor ? (c.input(1) as Tensor).reshape([n]) : null;
-  const mean = centered ? x2.mean(-1, { keepdim: true }) : null;
+  const saved = centered && !isGradEnabled();
+  const mean = saved ? c.output(1).reshape([rows, 1]) : centered ? x2.mean(-1, { keepdim: true }) : null;
   const xc = mean ? x2.sub(mean) : x2;
-  const rstd = xc.mul(xc).mean(-1, { keepdim: true }).add(eps).rsqrt();
+  const rstd = saved ? c.output(2).reshape([rows, 1]) : xc.mul(xc).mean(-1, { keepdim: true }).add(eps).rsqrt();
   const xhat = xc.mul(rstd);
   const dxhat = w ? g2.mul(w) : g2;
   let dx: Tensor | null = null;
@@ -604,7 +611,7 @@ export const DERIVATIVES: Readonly<Record<string, DerivativeRow>> = {
     backward: (c) => [c.needs(0) ? c.grad() : null, null, c.needs(2) ? c.grad().gather(c.attrs.dim as number, c.tensor(1)) : null],
   },
   scatterReduce: { name: 'ScatterReduceBackward0', notImplemented: 'scatterReduce has no backward formula yet (use scatterAdd for a sum)' },
-  layerNorm: { name: 'NativeLayerNormBackward0', savesInputs: [0, 1], backward: (c) => rowNormBackward(c, true) },
+  layerNorm: { name: 'NativeLayerNormBackward0', savesInputs: [0, 1], savesOutputs: [1, 2], differentiableOutputs: [0], backward: (c) => rowNormBackward(c, true) },
   rmsNorm: { name: 'RmsNormBackward0', savesInputs: [0, 1], backward: (c) => rowNormBackward(c, false) },
   sort: { name: 'SortBackward0', savesOutputs: [1], backward: (c) => valuesBackward(c, c.attrs.dim as number) },
   cumprod: {

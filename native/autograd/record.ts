@@ -216,7 +216,7 @@ function after(record: unknown, outputs: readonly Tensor[]): void {
   let taken = false;
   for (let j = 0; j < outputs.length; j++) {
     const o = outputs[j];
-    if (!isFloatingPoint(o.dtype)) {
+    if (!isFloatingPoint(o.dtype) || (p.row.differentiableOutputs !== undefined && !p.row.differentiableOutputs.includes(j))) {
       if (o.autograd_ !== null) attachMeta(o, new AutogradMeta(false, null, 0));
       continue;
     }

@@ -249,34 +249,76 @@ function normalizedNumel(op: string, t: Tensor, normalizedShape: readonly number
   return normalizedShape.reduce((a, b) => a * b, 1);
 }
 
-function rowNorm(op: 'layerNorm' | 'rmsNorm', t: Tensor, shape: readonly number[], inputs: (Tensor | null | undefined)[], eps: number): Tensor {
+/**
+ * Runs a row norm: [out] for rmsNorm, [out, mean, rstd] for layerNorm (mean and rstd of shape [rows], float64
+ * for float64 and float32 otherwise, or the weights' dtype for a 16-bit input with wider weights).
+ */
+function rowNormRun(op: 'layerNorm' | 'rmsNorm', t: Tensor, shape: readonly number[], inputs: (Tensor | null | undefined)[], eps: number): Tensor[] {
   checkTensor(op, 'input', t);
   const wide = inputs.find((w) => w && w.dtype !== t.dtype && isFloatingPoint(w.dtype) && isFloatingPoint(t.dtype));
   if (wide) {
     // A 16-bit input with float32 weights (a norm after an autocast matmul on cpu): computed in the weights'
     // dtype and returned in the input's, as PyTorch's mixed-dtype norms do.
     const up = t.to(wide.dtype);
-    const r = rowNorm(op, up, shape, inputs, eps);
+    const r = rowNormRun(op, up, shape, inputs, eps);
     up.dispose();
-    const down = r.to(t.dtype);
-    r.dispose();
-    return down;
+    const down = r[0].to(t.dtype);
+    r[0].dispose();
+    return [down, ...r.slice(1)];
   }
   const n = normalizedNumel(op, t, shape);
   const x = t.contiguous();
   const extra = inputs.map((w) => (w ? w.contiguous() : null));
+  const rows = n > 0 ? t.numel / n : 0;
+  const statDtype = t.dtype === 'float64' ? 'float64' : 'float32';
+  const outs = [emptyTensor(t.shape.slice(), t.dtype, t.device)];
   try {
-    return runInto(emptyTensor(t.shape.slice(), t.dtype, t.device), (out) =>
-      runOp(op, [out], [x, ...extra], { normalizedNumel: n, eps }));
+    if (op === 'layerNorm') outs.push(emptyTensor([rows], statDtype, t.device), emptyTensor([rows], statDtype, t.device));
+    runOp(op, outs, [x, ...extra], { normalizedNumel: n, eps });
+    return outs;
+  } catch (e) {
+    outs.forEach((o) => o.dispose());
+    throw e;
   } finally {
     if (x !== t) x.dispose();
     extra.forEach((e, i) => e && e !== inputs[i] && e.dispose());
   }
 }
 
+function rowNorm(op: 'layerNorm' | 'rmsNorm', t: Tensor, shape: readonly number[], inputs: (Tensor | null | undefined)[], eps: number): Tensor {
+  const r = rowNormRun(op, t, shape, inputs, eps);
+  r.slice(1).forEach((s) => s.dispose());
+  return r[0];
+}
+
 /** (x - mean) / sqrt(var + eps) * weight + bias over the trailing `normalizedShape` dims. */
 export function layerNorm(t: Tensor, normalizedShape: readonly number[], weight?: Tensor | null, bias?: Tensor | null, eps = 1e-5): Tensor {
   return rowNorm('layerNorm', t, normalizedShape, [weight, bias], eps);
+}
+
+/**
+ * PyTorch's torch.native_layer_norm: [out, mean, rstd], out as layerNorm's, mean and rstd = 1 / sqrt(var + eps)
+ * (biased variance) of each row, of shape input.shape[:-k] + k ones for k = normalizedShape.length. They are
+ * what the backward reads (saved, not recomputed) and carry no gradient. Their dtype: float64 for float64
+ * inputs, float32 for float32 ones; for float16 / bfloat16 inputs float32 on cuda, the input's dtype on cpu
+ * (float32 there too when weight or bias is wider than the input), as PyTorch's.
+ */
+export function nativeLayerNorm(input: Tensor, normalizedShape: readonly number[], weight?: Tensor | null, bias?: Tensor | null, eps = 1e-5): [Tensor, Tensor, Tensor] {
+  checkTensor('nativeLayerNorm', 'input', input);
+  if (!Array.isArray(normalizedShape)) argError('nativeLayerNorm', 'an array of sizes', 'normalizedShape', normalizedShape);
+  if (typeof eps !== 'number') argError('nativeLayerNorm', 'a number', 'eps', eps);
+  const [out, mean, rstd] = rowNormRun('layerNorm', input, normalizedShape, [weight, bias], eps);
+  const statShape = [...input.shape.slice(0, input.ndim - normalizedShape.length), ...normalizedShape.map(() => 1)];
+  const mixed = [weight, bias].some((w) => w && w.dtype !== input.dtype);
+  const keepInputDtype = input.device === 'cpu' && (input.dtype === 'float16' || input.dtype === 'bfloat16') && !mixed;
+  const shaped = (s: Tensor): Tensor => {
+    const v = s.reshape(statShape);
+    const r = keepInputDtype ? v.to(input.dtype) : v.clone();
+    v.dispose();
+    s.dispose();
+    return r;
+  };
+  return [out, shaped(mean), shaped(rstd)];
 }
 
 /** Machine epsilon of a floating dtype: rmsNorm's default eps, as PyTorch's. */

@@ -275,6 +275,52 @@ describe('cuda softmax, logSoftmax, layerNorm, rmsNorm rows', () => {
     sameOnCuda('layerNorm over two dims', [c], (t) => torch.layerNorm(t, [10, 12]), [1e-4, 1e-5]);
     c.dispose();
   });
+
+  cudaTest('nativeLayerNorm mean and rstd on each path (warp rows, cached and uncached block rows), float32 for 16-bit inputs', () => {
+    for (const n of lengths) {
+      const rows = n > 5000 ? 3 : 29;
+      for (const dtype of FLOATS) {
+        torch.tidy(() => {
+          const x = sample([rows, n], dtype);
+          const [out, mean, rstd] = torch.nativeLayerNorm(x.cuda(), [n]);
+          const stat = dtype === 'float64' ? 'float64' : 'float32';
+          expect([mean.dtype, rstd.dtype, mean.shape, rstd.shape]).toEqual([stat, stat, [rows, 1], [rows, 1]]);
+          // The reference: the statistics of the same values, in the statistics' dtype on cpu.
+          const xs = x.to(stat);
+          const wantMean = xs.mean(-1, { keepdim: true });
+          const wantRstd = xs.sub(wantMean).pow(2).mean(-1, { keepdim: true }).add(1e-5).rsqrt();
+          const tol: [number, number] = dtype === 'float64' ? [1e-12, 1e-12] : [1e-4, 1e-5];
+          expectClose(mean, wantMean, `mean ${dtype} [${rows}, ${n}]`, tol);
+          expectClose(rstd, wantRstd, `rstd ${dtype} [${rows}, ${n}]`, tol);
+          expectClose(out, torch.layerNorm(x, [n]), `out ${dtype} [${rows}, ${n}]`, dtype === 'float32' ? [1e-4, 1e-5] : TOL[dtype]);
+        });
+      }
+    }
+  });
+
+  cudaTest('layerNorm backward from the saved mean and rstd, on each path', () => {
+    for (const n of [7, 1000, 3000, 20000]) {
+      for (const dtype of ['float32', 'float64', 'float16', 'bfloat16'] as torch.DType[]) {
+        torch.tidy(() => {
+          const x = sample([5, n], dtype);
+          const w = sample([n], dtype);
+          const b = sample([n], dtype);
+          const g = sample([5, n], dtype);
+          const grads = (dev: string): T[] => {
+            const xx = x.detach().to(dev).requiresGrad_();
+            const ww = w.detach().to(dev).requiresGrad_();
+            const bb = b.detach().to(dev).requiresGrad_();
+            torch.layerNorm(xx, [n], ww, bb).backward(g.to(dev));
+            return [xx.grad!, ww.grad!, bb.grad!];
+          };
+          const cpu = grads('cpu');
+          const gpu = grads('cuda');
+          const tol: [number, number] = dtype === 'float32' ? [1e-3, 1e-3] : dtype === 'float64' ? [1e-10, 1e-10] : [5e-2, 5e-2];
+          ['input', 'weight', 'bias'].forEach((what, i) => expectClose(gpu[i], cpu[i], `layerNorm grad ${what} ${dtype} [5, ${n}]`, tol));
+        });
+      }
+    }
+  });
 });
 
 describe('cuda copies: tiled transposes and strided paths', () => {
@@ -365,6 +411,36 @@ describe('cuda sort and topk beyond one block', () => {
     });
     x.dispose();
   });
+
+  cudaTest('what composes over sort on long rows: stable argsort, median, nanmedian, kthvalue, mode, quantile', () => {
+    torch.tidy(() => {
+      const x = sample([3, 6001]);
+      const ties = torch.randint(0, 7, [2, 9000]).float();
+      const withNan = sample([2, 4500]);
+      withNan.slice(1, 10, 4000, 13).fill_(NaN);
+      for (const [what, t] of [['distinct', x], ['ties', ties]] as [string, T][]) {
+        expectClose(torch.argsort(t.cuda(), -1, false, true), torch.argsort(t, -1, false, true), `stable argsort ${what}`, [0, 0]);
+        expectClose(torch.argsort(t.cuda(), -1, true, true), torch.argsort(t, -1, true, true), `stable argsort descending ${what}`, [0, 0]);
+        const mc = torch.median(t, -1), mg = torch.median(t.cuda(), -1);
+        expectClose(mg.values, mc.values, `median values ${what}`, [0, 0]);
+        expectClose(mg.indices, mc.indices, `median indices ${what}`, [0, 0]);
+        for (const k of [1, 2500, t.shape[1]]) {
+          const kc = torch.kthvalue(t, k), kg = torch.kthvalue(t.cuda(), k);
+          expectClose(kg.values, kc.values, `kthvalue ${k} values ${what}`, [0, 0]);
+          expectClose(kg.indices, kc.indices, `kthvalue ${k} indices ${what}`, [0, 0]);
+        }
+        expectClose(torch.quantile(t.cuda(), 0.3, -1), torch.quantile(t, 0.3, -1), `quantile ${what}`);
+      }
+      const oc = torch.mode(ties, -1), og = torch.mode(ties.cuda(), -1);
+      expectClose(og.values, oc.values, 'mode values', [0, 0]);
+      expectClose(og.indices, oc.indices, 'mode indices', [0, 0]);
+      const nc = torch.nanmedian(withNan, -1), ng = torch.nanmedian(withNan.cuda(), -1);
+      expectClose(ng.values, nc.values, 'nanmedian values', [0, 0]);
+      expectClose(ng.indices, nc.indices, 'nanmedian indices', [0, 0]);
+      const pc = torch.median(withNan, -1), pg = torch.median(withNan.cuda(), -1);
+      expectClose(pg.values, pc.values, 'median with NaN values', [0, 0]);
+    });
+  });
 });
 
 describe('cuda scatterAdd on every numeric dtype', () => {
@@ -384,6 +460,24 @@ describe('cuda scatterAdd on every numeric dtype', () => {
         const many = torch.arange(0, 4000).remainder(8).long();
         const ones = torch.ones([4000], { dtype });
         sameOnCuda(`scatterAdd neighbours ${dtype}`, [line, many, ones], (s, i, v) => s.scatterAdd(0, i, v), [0, 0]);
+      });
+    }
+  });
+});
+
+describe('cuda indexAdd on 16-bit floats (scatterAdd\'s atomics)', () => {
+  cudaTest('float16 and bfloat16, repeated indices, with alpha, along dims 0 and 1', () => {
+    for (const dtype of ['float16', 'bfloat16'] as torch.DType[]) {
+      torch.tidy(() => {
+        // Small integers: every sum is exact in both dtypes, whatever the order of the atomic adds.
+        const self = torch.randint(0, 4, [7, 5]).to(dtype);
+        const index = torch.randint(0, 7, [60]);
+        const source = torch.randint(0, 3, [60, 5]).to(dtype);
+        sameOnCuda(`indexAdd dim 0 ${dtype}`, [self, index, source], (s, i, v) => s.indexAdd(0, i, v), [0, 0]);
+        sameOnCuda(`indexAdd dim 0 alpha 2 ${dtype}`, [self, index, source], (s, i, v) => s.indexAdd(0, i, v, { alpha: 2 }), [0, 0]);
+        const index1 = torch.randint(0, 5, [40]);
+        const source1 = torch.randint(0, 3, [7, 40]).to(dtype);
+        sameOnCuda(`indexAdd dim 1 ${dtype}`, [self, index1, source1], (s, i, v) => s.indexAdd(1, i, v), [0, 0]);
       });
     }
   });

@@ -25,6 +25,15 @@ describe('supports()', () => {
     expect(torch.supports('copy', 'cpu', 'bool')).toBe(true);
   });
 
+  test('scatterAdd (indexAdd\'s kernel) and sort take 16-bit floats on every device with a kernel (cuda: 16-bit atomics, long rows)', () => {
+    for (const op of ['scatterAdd', 'sort', 'layerNorm']) {
+      for (const device of torch.opSupport(op)!.devices) {
+        for (const dtype of ['float16', 'bfloat16'] as torch.DType[]) expect([op, device, dtype, torch.supports(op, device, dtype)]).toEqual([op, device, dtype, true]);
+      }
+    }
+    expect(torch.supports('scatterAdd', 'cpu', 'bool')).toBe(false);
+  });
+
   test('every op and dtype: the answer follows the op list\'s dtype set as its grammar defines it', () => {
     // op_list.h: all | numeric (all but bool) | float | int (uint8 included) | bool | names, joined by '|'.
     const KIND: Record<string, (d: torch.DType) => boolean> = {

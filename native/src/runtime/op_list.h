@@ -150,8 +150,8 @@
   X(scatterAdd, "self,index,src#", "out", "dim:int",                        "numeric", "inplace") \
   /* out (self, in place) <- src combined at index along dim by reduce (sum|prod|amax|amin), starting from self's values or, without includeSelf, from the identity (atomically on cuda) */ \
   X(scatterReduce, "self,index,src#", "out", "dim:int,reduce:string,includeSelf:bool=true", "all", "inplace") \
-  /* out <- normalization of each row of normalizedNumel trailing elements (contiguous self, weight, bias) */ \
-  X(layerNorm, "self,weight?,bias?", "out", "normalizedNumel:int,eps:double=1e-5", "float", "") \
+  /* out <- normalization of each row of normalizedNumel trailing elements (contiguous self, weight, bias); layerNorm also writes each row's mean and rstd = 1 / sqrt(var + eps) (contiguous, one per row, float64 for float64 and float32 otherwise) */ \
+  X(layerNorm, "self,weight?,bias?", "out,mean,rstd", "normalizedNumel:int,eps:double=1e-5", "float", "") \
   X(rmsNorm,   "self,weight?",  "out", "normalizedNumel:int,eps:double",   "float",   "") \
   /* values, indices (int64) <- self sorted along dim (NaN largest; stable); k >= 0 keeps the first k (topk) */ \
   X(sort,      "self",          "values,indices", "dim:int,descending:bool=false,k:int=-1", "numeric", "") \

@@ -3,7 +3,8 @@
  * nn functions with PyTorch's full signatures: crossEntropy and nllLoss over
  * [C], [N, C] and [N, C, d1, d2] with class indices or probabilities,
  * weight, ignoreIndex, labelSmoothing and every reduction; embedding with
- * paddingIdx, maxNorm and scaleGradByFreq; layerNorm/rmsNorm with optional affine tensors;
+ * paddingIdx, maxNorm and scaleGradByFreq; layerNorm/rmsNorm with optional affine tensors,
+ * nativeLayerNorm's [out, mean, rstd];
  * scaledDotProductAttention with dropoutP (the mask regenerated from the
  * same seed), masks, scale and isCausal; integer division by zero.
  *
@@ -136,6 +137,18 @@ const norms: RefCase[] = [
     run: ({ h, gamma, beta }) => torch.layerNorm(h.double(), [16], gamma.double(), beta.double()) },
   { name: 'layerNorm bfloat16', inputs: { hb: h.bfloat16(), gb: gamma.bfloat16(), bb: beta.bfloat16() }, torch: `${ln}(hb, (16,), gb, bb)`,
     run: ({ hb, gb, bb }) => torch.layerNorm(hb, [16], gb, bb), rtol: 2e-2, atol: 2e-2 },
+  { name: 'nativeLayerNorm [out, mean, rstd] with affine', inputs: { h, gamma, beta }, torch: 'torch.native_layer_norm(h, (16,), gamma, beta, 1e-5)',
+    run: ({ h, gamma, beta }) => torch.nativeLayerNorm(h, [16], gamma, beta, 1e-5), rtol: 1e-5, atol: 1e-5 },
+  { name: 'nativeLayerNorm over two dims, no affine, eps 0.1', inputs: { h }, torch: 'torch.native_layer_norm(h, (5, 16), None, None, 0.1)',
+    run: ({ h }) => torch.nativeLayerNorm(h, [5, 16], null, null, 0.1), rtol: 1e-5, atol: 1e-5 },
+  { name: 'nativeLayerNorm float64', inputs: { h, gamma }, torch: 'torch.native_layer_norm(h.double(), (16,), gamma.double(), None, 1e-5)',
+    run: ({ h, gamma }) => torch.nativeLayerNorm(h.double(), [16], gamma.double(), null, 1e-5) },
+  { name: 'nativeLayerNorm of a 1-d input', inputs: { gamma }, torch: 'torch.native_layer_norm(gamma, (16,), None, None, 1e-5)',
+    run: ({ gamma }) => torch.nativeLayerNorm(gamma, [16], null, null, 1e-5), rtol: 1e-5, atol: 1e-5 },
+  // The statistics of a bfloat16 input: bfloat16 on cpu (float32 on cuda), compared here as float32.
+  { name: 'nativeLayerNorm bfloat16 (statistics compared as float32)', inputs: { hb: h.bfloat16(), gb: gamma.bfloat16() },
+    torch: '(lambda r: (r[0], r[1].float(), r[2].float()))(torch.native_layer_norm(hb, (16,), gb, None, 1e-5))',
+    run: ({ hb, gb }) => torch.nativeLayerNorm(hb, [16], gb, null, 1e-5).map((t, i) => (i === 0 ? t : t.float())), rtol: 2e-2, atol: 2e-2 },
   { name: 'nn.functional.linear', inputs: { h, gamma2 }, torch: 'torch.nn.functional.linear(h, gamma2)', run: ({ h, gamma2 }) => torch.nn.functional.linear(h, gamma2), rtol: 1e-5, atol: 1e-5 },
   // PyTorch 1.13 has no rms_norm: the reference is its definition (eps None: the dtype's machine epsilon).
   { name: 'rmsNorm without weight, default eps', inputs: { h }, torch: 'h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + torch.finfo(h.dtype).eps)',

@@ -3,11 +3,15 @@
 // function passes a contiguous input, and weight/bias of that many elements);
 //   layerNorm: (x - mean) / sqrt(var + eps) * weight + bias   (biased var)
 //   rmsNorm:   x / sqrt(mean(x^2) + eps) * weight
-// Statistics are computed in double for float64 and float otherwise.
-//   E::template rows<T, Rms>(call, rows, n, x, weight, bias, y, eps)
+// Statistics are computed in double for float64 and float otherwise
+// (NormStat<T>); layerNorm writes each row's mean and rstd = 1 / sqrt(var +
+// eps) in that type (outputs 1 and 2, what its backward reads; as PyTorch's
+// native_layer_norm). rmsNorm has no statistics outputs (mean, rstd null).
+//   E::template rows<T, Rms>(call, rows, n, x, weight, bias, y, eps, mean, rstd)
 #pragma once
 
 #include <string>
+#include <type_traits>
 
 #include "base/errors.h"
 #include "ops/common/dispatch.h"
@@ -28,6 +32,10 @@ inline void expectContiguous(const OpCall& call, const TensorView& v, const char
                         dtypeName(v.dtype));
 }
 
+/** The statistics type of a row norm of T: double for float64, float otherwise. */
+template <typename T>
+using NormStat = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
+
 template <typename E, bool Rms>
 void normKernel(OpCall& call) {
   const TensorView& x = call.in(0);
@@ -46,10 +54,19 @@ void normKernel(OpCall& call) {
     expectContiguous(call, *b, "bias", n, x.dtype);
   }
   const double eps = call.attrDouble("eps");
+  const DType statDtype = x.dtype == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
+  const bool stats = !Rms;
+  if (stats) {
+    expectContiguous(call, call.out(1), "mean", total / n, statDtype);
+    expectContiguous(call, call.out(2), "rstd", total / n, statDtype);
+  }
   dispatchDtype<kFloatDtypes>(x.dtype, call.name(), [&](auto tag) {
     using T = typename decltype(tag)::type;
+    using S = NormStat<T>;
     E::template rows<T, Rms>(call, total / n, n, x.template data<T>(), w.defined() ? w.template data<T>() : nullptr,
-                             b ? b->template data<T>() : nullptr, call.out(0).template data<T>(), eps);
+                             b ? b->template data<T>() : nullptr, call.out(0).template data<T>(), eps,
+                             stats ? call.out(1).template data<S>() : nullptr,
+                             stats ? call.out(2).template data<S>() : nullptr);
   });
 }
 

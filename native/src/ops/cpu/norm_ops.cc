@@ -1,5 +1,6 @@
 // layerNorm and rmsNorm on cpu (ops/common/norm_kernels.h): rows split over
-// the thread pool; two passes for the statistics, one to write.
+// the thread pool; two passes for the statistics, one to write (and
+// layerNorm's mean and rstd of each row).
 #include <cmath>
 
 #include "ops/common/norm_kernels.h"
@@ -11,9 +12,10 @@ namespace {
 
 struct CpuNorm {
   template <typename T, bool Rms>
-  static void rows(const OpCall& call, int64_t rows, int64_t n, const T* x, const T* w, const T* b, T* y, double eps) {
+  static void rows(const OpCall& call, int64_t rows, int64_t n, const T* x, const T* w, const T* b, T* y, double eps,
+                   NormStat<T>* meanOut, NormStat<T>* rstdOut) {
     using M = OpMathType<T>;
-    using S = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
+    using S = NormStat<T>;
     const int64_t grain = n >= 16384 ? 1 : 16384 / n;
     parallel_for(0, rows, grain, [&](int64_t r0, int64_t r1) {
       call.checkInterrupt();
@@ -30,6 +32,8 @@ struct CpuNorm {
           sq += d * d;
         }
         const S rstd = S(1) / std::sqrt(sq / static_cast<S>(n) + static_cast<S>(eps));
+        if (meanOut) meanOut[r] = mean;
+        if (rstdOut) rstdOut[r] = rstd;
         for (int64_t j = 0; j < n; ++j) {
           S v = (static_cast<S>(static_cast<M>(xr[j])) - mean) * rstd;
           if (w) v *= static_cast<S>(static_cast<M>(w[j]));

@@ -3,7 +3,8 @@
 // longer rows a block each, the row kept in shared memory while it fits.
 // Statistics in float (double for float64), combined with warp shuffles; the
 // variance is the mean of squared deviations from the mean (two passes over
-// the held row). Queued on the call's stream.
+// the held row). layerNorm's lane 0 / thread 0 of each row writes its mean and
+// rstd. Queued on the call's stream.
 #include "ops/common/norm_kernels.h"
 #include "ops/cuda/launch.cuh"
 #include "ops/cuda/rows.cuh"
@@ -15,9 +16,8 @@ namespace {
 using cuda::kWarp;
 using cuda::Plus;
 
-/** The statistics type: double for float64, float otherwise. */
 template <typename T>
-using StatOf = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
+using StatOf = NormStat<T>;
 
 template <typename T, typename S>
 __device__ __forceinline__ S loadAs(const T* p, int64_t j) {
@@ -35,7 +35,8 @@ __device__ __forceinline__ void storeNormed(T* y, const T* w, const T* b, int64_
 
 /** A warp per row of at most 32 * E elements, held in registers (element e * 32 + lane). */
 template <typename T, bool Rms, int E>
-__global__ void normWarpRows(int64_t rows, int64_t n, const T* x, const T* w, const T* b, T* y, double eps) {
+__global__ void normWarpRows(int64_t rows, int64_t n, const T* x, const T* w, const T* b, T* y, double eps,
+                             StatOf<T>* meanOut, StatOf<T>* rstdOut) {
   using S = StatOf<T>;
   const int lane = threadIdx.x % kWarp;
   for (int64_t r = cuda::firstWarpRow(); r < rows; r += cuda::warpRowStep()) {
@@ -59,6 +60,10 @@ __global__ void normWarpRows(int64_t rows, int64_t n, const T* x, const T* w, co
     }
     sq = cuda::warpCombineAll(sq, Plus());
     const S rstd = S(1) / sm::sqrt(sq / static_cast<S>(n) + static_cast<S>(eps));
+    if (lane == 0 && meanOut) {
+      meanOut[r] = mean;
+      rstdOut[r] = rstd;
+    }
 #pragma unroll
     for (int e = 0; e < E; ++e) {
       const int64_t j = e * kWarp + lane;
@@ -72,7 +77,8 @@ __global__ void normWarpRows(int64_t rows, int64_t n, const T* x, const T* w, co
  * j = threadIdx.x + k * blockDim.x, so no barrier guards them) instead of reading it again.
  */
 template <typename T, bool Rms, bool Cached>
-__global__ void normBlockRows(int64_t rows, int64_t n, const T* x, const T* w, const T* b, T* y, double eps) {
+__global__ void normBlockRows(int64_t rows, int64_t n, const T* x, const T* w, const T* b, T* y, double eps,
+                              StatOf<T>* meanOut, StatOf<T>* rstdOut) {
   using S = StatOf<T>;
   extern __shared__ __align__(16) unsigned char rowCache[];
   __shared__ S shared[kWarp];
@@ -97,6 +103,10 @@ __global__ void normBlockRows(int64_t rows, int64_t n, const T* x, const T* w, c
     }
     sq = cuda::blockCombineAll(sq, Plus(), S(0), shared);
     const S rstd = S(1) / sm::sqrt(sq / static_cast<S>(n) + static_cast<S>(eps));
+    if (threadIdx.x == 0 && meanOut) {
+      meanOut[r] = mean;
+      rstdOut[r] = rstd;
+    }
     for (int64_t j = threadIdx.x; j < n; j += blockDim.x)
       storeNormed(yr, w, b, j, Cached ? cache[j] : loadAs<T, S>(xr, j), mean, rstd);
   }
@@ -104,22 +114,23 @@ __global__ void normBlockRows(int64_t rows, int64_t n, const T* x, const T* w, c
 
 struct CudaNorm {
   template <typename T, bool Rms>
-  static void rows(const OpCall& call, int64_t rows, int64_t n, const T* x, const T* w, const T* b, T* y, double eps) {
+  static void rows(const OpCall& call, int64_t rows, int64_t n, const T* x, const T* w, const T* b, T* y, double eps,
+                   StatOf<T>* mean, StatOf<T>* rstd) {
     if (rows == 0) return;
     const cudaStream_t stream = cuda::streamOf(call);
     if (n <= cuda::kWarpRowMax) {
       cuda::withLaneElems(n, [&](auto e) {
         normWarpRows<T, Rms, decltype(e)::value><<<cuda::warpRowBlocks(rows), cuda::kWarpRowThreads, 0, stream>>>(
-            rows, n, x, w, b, y, eps);
+            rows, n, x, w, b, y, eps, mean, rstd);
       });
     } else {
       const size_t bytes = static_cast<size_t>(n) * sizeof(StatOf<T>);
       if (bytes <= cuda::kRowCacheBytes)
         normBlockRows<T, Rms, true><<<cuda::blockRowBlocks(rows), cuda::kBlockThreads, bytes, stream>>>(
-            rows, n, x, w, b, y, eps);
+            rows, n, x, w, b, y, eps, mean, rstd);
       else
         normBlockRows<T, Rms, false><<<cuda::blockRowBlocks(rows), cuda::kBlockThreads, 0, stream>>>(
-            rows, n, x, w, b, y, eps);
+            rows, n, x, w, b, y, eps, mean, rstd);
     }
     cuda::checkLaunch(call);
   }

@@ -77,9 +77,11 @@ TEST(cpu_scatter_reduce_with_and_without_self) {
 }
 
 TEST(cpu_layer_norm_and_rms_norm_rows) {
-  std::vector<float> x = {1, 2, 3, 4, 10, 20, 30, 40}, w = {1, 2, 1, 2}, b = {0, 0, 1, 1}, y(8);
-  run("layerNorm", {view(y, {2, 4})}, {view(x, {2, 4}), view(w, {4}), view(b, {4})},
+  std::vector<float> x = {1, 2, 3, 4, 10, 20, 30, 40}, w = {1, 2, 1, 2}, b = {0, 0, 1, 1}, y(8), mean(2), rstd(2);
+  run("layerNorm", {view(y, {2, 4}), view(mean, {2}), view(rstd, {2})}, {view(x, {2, 4}), view(w, {4}), view(b, {4})},
       {{"normalizedNumel", 4.0}, {"eps", 0.0}});
+  CHECK(std::fabs(mean[0] - 2.5) < 1e-6 && std::fabs(mean[1] - 25) < 1e-5);
+  CHECK(std::fabs(rstd[0] - 1 / std::sqrt(1.25)) < 1e-6 && std::fabs(rstd[1] - 1 / std::sqrt(125.0)) < 1e-6);
   const double inv = 1.0 / std::sqrt(1.25);
   const double want[4] = {-1.5 * inv, -0.5 * inv * 2, 0.5 * inv + 1, 1.5 * inv * 2 + 1};
   int bad = 0;
@@ -90,7 +92,7 @@ TEST(cpu_layer_norm_and_rms_norm_rows) {
   run("rmsNorm", {view(y, {2, 4})}, {view(x, {2, 4}), Arg::absent()}, {{"normalizedNumel", 4.0}, {"eps", 0.0}});
   const double rms = std::sqrt(30.0 / 4);
   CHECK(std::fabs(y[0] - 1 / rms) < 1e-6 && std::fabs(y[7] - 40 / (10 * rms)) < 1e-6);
-  CHECK_THROWS(run("layerNorm", {view(y, {2, 4})}, {view(x, {2, 4}), Arg::absent(), Arg::absent()},
+  CHECK_THROWS(run("layerNorm", {view(y, {2, 4}), view(mean, {2}), view(rstd, {2})}, {view(x, {2, 4}), Arg::absent(), Arg::absent()},
                    {{"normalizedNumel", 3.0}, {"eps", 0.0}}),
                tsgpu::ArgumentError, "layerNorm: expected a normalized size dividing 8 for normalizedNumel, got 3");
 }
