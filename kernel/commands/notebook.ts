@@ -149,8 +149,8 @@ export function outputText(o: any): string {
 
 /**
  * Builds cells' outputs from their iopub messages the way nbclient (`jupyter nbconvert --execute`) does, so that
- * a notebook run here stores what a run there stores: one output per message, in order (the kernel already
- * sends consecutive prints as one stream message); `clear_output` empties the cell's outputs at once, or, with
+ * a notebook run here stores what a run there stores: one output per message, in order (coalesceStreams then
+ * merges consecutive prints, as nbconvert does after the run); `clear_output` empties the cell's outputs at once, or, with
  * `wait`, just before its next output; a display with a `display_id` that an earlier output of any cell shows is
  * updated in place, and `update_display_data` updates those outputs without adding one.
  */
@@ -200,6 +200,28 @@ export class OutputBuilder {
   }
 }
 
+/**
+ * Merges each cell's consecutive stream outputs of one name into one, and in each stream's text drops what a
+ * carriage return inside a line overwrites: nbconvert's coalesce_streams, which it applies to a notebook after
+ * executing it (how many messages a run of prints comes in depends on when the kernel flushed).
+ */
+export function coalesceStreams(nb: any): void {
+  for (const cell of nb.cells ?? []) {
+    if (!Array.isArray(cell.outputs) || !cell.outputs.length) continue;
+    const text = (o: any) => (Array.isArray(o.text) ? o.text.join("") : String(o.text));
+    const merged: any[] = [];
+    for (const o of cell.outputs) {
+      const last = merged[merged.length - 1];
+      if (o.output_type === "stream" && last?.output_type === "stream" && last.name === o.name) last.text = splitLines(text(last) + text(o));
+      else merged.push(o);
+    }
+    for (const o of merged) {
+      if (o.output_type === "stream" && text(o).includes("\r")) o.text = splitLines(text(o).replace(/[^\n]*\r(?=[^\n])/g, ""));
+    }
+    cell.outputs = merged;
+  }
+}
+
 /** A copy of `value` with every object's keys in sorted order (Python's json.dumps(sort_keys=True)). */
 function sortKeys(value: any): any {
   if (Array.isArray(value)) return value.map(sortKeys);
@@ -244,7 +266,7 @@ const kRaisesTag = "raises-exception";
 /**
  * Executes a notebook's code cells in order, as `jupyter nbconvert --execute` (nbclient) does: cells whose source
  * is blank or that are tagged skip-execution are left as they are; the others get consecutive execution counts
- * from 1 and their outputs (see OutputBuilder); a failing cell stops the run unless it is tagged
+ * from 1 and their outputs (see OutputBuilder, then coalesceStreams); a failing cell stops the run unless it is tagged
  * raises-exception or allowErrors is set (only the others count as errors); the notebook's language_info is
  * the kernel's, and a cell of an nbformat 4.5 notebook without an id gets a random one. Returns the executed notebook and the count of failures that were not allowed.
  */
@@ -287,6 +309,7 @@ export async function runNotebook(path: string, options: RunOptions = {}): Promi
       }
       if (reply.content.status !== "ok" && !tags.includes(kRaisesTag)) errors++;
     }
+    coalesceStreams(nb);
     nb.metadata = { ...nb.metadata, kernelspec: nb.metadata?.kernelspec ?? { name: "tsgpu", display_name: "TypeScript (tsgpu)", language: "typescript" } };
     if (languageInfo) nb.metadata.language_info = languageInfo;
   } finally {

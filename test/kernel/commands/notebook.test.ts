@@ -5,7 +5,7 @@
  * test/e2e/run.test.ts.
  */
 import { spawnSync } from "child_process";
-import { notebookJson, OutputBuilder, parseRunArgs, splitLines } from "../../../kernel/commands/notebook";
+import { coalesceStreams, notebookJson, OutputBuilder, parseRunArgs, splitLines } from "../../../kernel/commands/notebook";
 import type { Message } from "../../../kernel/protocol/message";
 import { PY } from "../../jupyter";
 
@@ -15,9 +15,9 @@ function python(code: string, input: unknown): any {
   if (r.status !== 0) throw new Error(r.stderr);
   return r.stdout;
 }
-const nbformatMissing = spawnSync(PY, ["-c", "import nbformat"]).status !== 0;
+const nbformatMissing = spawnSync(PY, ["-c", "import nbformat, nbconvert"]).status !== 0;
 const withNbformat = nbformatMissing ? test.skip : test;
-if (nbformatMissing) console.log(`skipping the comparisons with nbformat: ${PY} has no nbformat`);
+if (nbformatMissing) console.log(`skipping the comparisons with nbformat and nbconvert: ${PY} lacks them`);
 
 const samples = ["", "one", "a\nb", "a\nb\n", "a\r\nb\rc\n\n", "x\u2028y\u0085z\fw\vq\x1cr", "tail\r", "\n\n", "ünï\ncödé"];
 
@@ -127,6 +127,27 @@ describe("OutputBuilder builds outputs as nbclient does", () => {
     expect(first[0].data["text/plain"]).toBe("v4");
     expect(second).toEqual([]);
   });
+});
+
+test("coalesceStreams merges consecutive streams of one name and drops what a carriage return overwrites", () => {
+  const out = (name: string, text: string) => ({ output_type: "stream", name, text: splitLines(text) });
+  const nb = { cells: [{ cell_type: "markdown", source: "x" }, { cell_type: "code", outputs: [
+    out("stdout", "a\n"), out("stdout", "b"), out("stdout", "c\n"), out("stderr", "e\n"), out("stdout", "10%\r50%\r100%\nok\r\n"),
+    { output_type: "display_data", data: {}, metadata: {} }, out("stdout", "z\n"),
+  ] }] };
+  coalesceStreams(nb);
+  expect(nb.cells[1].outputs).toEqual([out("stdout", "a\nbc\n"), out("stderr", "e\n"), out("stdout", "100%\nok\r\n"),
+    { output_type: "display_data", data: {}, metadata: {} }, out("stdout", "z\n")]);
+});
+
+withNbformat("coalesceStreams agrees with nbconvert's coalesce_streams", () => {
+  const texts = ["a\r", "b\rc\n", "x\ry\rz", "\r\n", "p\r\rq\n"];
+  const nb = { nbformat: 4, nbformat_minor: 5, metadata: {}, cells: [{ id: "c", cell_type: "code", execution_count: 1, metadata: {}, source: "",
+    outputs: texts.map((t) => ({ output_type: "stream", name: "stdout", text: t })) }] };
+  const py = python("import json,sys,nbformat\nfrom nbconvert.preprocessors import coalesce_streams\nnb=nbformat.from_dict(json.load(sys.stdin))\n" +
+    "nb,_=coalesce_streams(nb,{})\nprint(json.dumps(nb.cells[0].outputs))", nb);
+  coalesceStreams(nb);
+  expect(nb.cells[0].outputs.map((o: any) => [].concat(o.text).join(""))).toEqual(JSON.parse(py).map((o: any) => o.text));
 });
 
 test("tsgpu run --timeout takes seconds", () => {
