@@ -37,14 +37,19 @@ const afterInit = memoryNow();
 console.log("parameters: " + parameterBytes.toLocaleString("en-US") + " bytes = " + mib(parameterBytes));
 console.log("allocated by the constructor: " + mib(afterInit.allocated - before.allocated) +
   ", reserved: " + mib(afterInit.reserved - before.reserved));
-showData({ parameter_count: [...model.parameters()].reduce((n, p) => n + p.numel, 0),
-  parameter_bytes: parameterBytes, parameter_mib: parameterBytes / MiB, before, after_init: afterInit });`, { tags: ["linear"] }],
-  ["md", `*Requested* is exactly the parameters' 400,040,000 bytes. *Allocated* is a little more, 400,596,480 bytes in
-the committed run on \`cpu\`: the weight's 400,000,000 bytes are a large request, which gets a segment of its own
-rounded up to a multiple of 2 MiB (191 × 2 MiB = 400,556,032 bytes), and the 556,032 bytes left over are too few to
-split off as a free block (the large pool splits a block only when more than 1 MiB would remain), so the weight's
-block is the whole segment. The bias (40,000 bytes, rounded up to 40,448) is a small request: it is placed in a
-2 MiB segment of the small pool, which the next small tensors share. Reserved: 384 MiB.
+showData({ device, parameter_count: [...model.parameters()].reduce((n, p) => n + p.numel, 0),
+  parameter_bytes: parameterBytes, parameter_mib: parameterBytes / MiB, before, after_init: afterInit,
+  added: { allocated: afterInit.allocated - before.allocated, reserved: afterInit.reserved - before.reserved } });`, { tags: ["linear"] }],
+  ["md", `*Requested* is exactly the parameters' 400,040,000 bytes. *Allocated* is a little more: in the committed run
+on \`{{linear:device}}\` the constructor added {{linear:added/allocated|int}} bytes allocated and {{linear:added/reserved|mib}} reserved.
+Where segments are not expandable (always on \`cpu\`), the allocator places them this way: the weight's
+400,000,000 bytes are a large request, which gets a segment of its own rounded up to a multiple of 2 MiB
+(191 × 2 MiB = 400,556,032 bytes), and the 556,032 bytes left over are too few to split off as a free block (the
+large pool splits a block only when more than 1 MiB would remain), so the weight's block is the whole segment.
+The bias (40,000 bytes, rounded up to 40,448) is a small request: it is placed in a 2 MiB segment of the small
+pool, which the next small tensors share. That makes 400,596,480 bytes allocated and 384 MiB reserved. With
+expandable segments (tsgpu's default on CUDA) the pool grows in place instead, and what it took is the figure
+above.
 
 Now a forward pass on one input row. It adds two small tensors (the input and the output, 40,000 bytes each,
 rounded up to 40,448), and they fit in the small segment the bias opened: reserved memory does not move.`],
@@ -158,11 +163,14 @@ console.table(cases.map((c) => ({ settings: c.name, allocated: mib(c.allocated),
   "non-releasable": mib(c.non_releasable), "device requests": c.device_allocs })));
 torch.memory.setAllocatorSettings("expandable_segments:True,reclaim_idle_segments:True");
 showData({ device, cases, settings_in_force: torch.memory.getAllocatorSettings() });`, { tags: ["settings"] }],
-  ["md", `In the committed run on \`cpu\`: 128 MiB reserved for 72 MiB of tensors with PyTorch's settings (56 MiB of it
-free but not releasable), the same with the two settings that need mappable memory, and 84 MiB with
-\`max_split_size_mb:32\` (the cached 64 MiB segment reused whole, plus a 20 MiB segment whose 12 MiB rest is the
-only free piece). On CUDA, where the pool's segment grows in place, \`expandable_segments\` maps only the
-8 MiB that the second tensor lacks, so the reservation is 72 MiB, no more than the tensors use.
+  ["md", `In the committed run on \`{{settings:device}}\`, the {{settings:cases/0/allocated|mib}} of tensors took
+{{settings:cases/0/reserved|mib}} reserved with PyTorch's settings ({{settings:cases/0/non_releasable|mib}} of it free but not releasable),
+{{settings:cases/1/reserved|mib}} with \`expandable_segments\`, {{settings:cases/2/reserved|mib}} with tsgpu's defaults and
+{{settings:cases/3/reserved|mib}} with \`max_split_size_mb:32\` (the cached 64 MiB segment reused whole, plus a 20 MiB segment
+whose 12 MiB rest is the only free piece: {{settings:cases/3/non_releasable|mib}} not releasable). On \`cpu\` the two settings
+that need mappable memory change nothing. On CUDA, where the pool's segment grows in place,
+\`expandable_segments\` maps only the 8 MiB that the second tensor lacks, so the reservation is no more than the
+tensors use.
 
 ## "cuda_memory_pool" is not a setting
 

@@ -51,10 +51,11 @@ const keys = ["allocated_bytes.all.current", "allocated_bytes.all.peak", "reserv
   "segment.all.current", "allocation.all.current", "inactive_split_bytes.all.current",
   "num_device_alloc", "num_alloc_retries", "num_ooms"];
 showData(Object.fromEntries(keys.map((k) => [k, s[k]])));`, { tags: ["summary"] }],
-  ["md", `In the committed run on \`cpu\`, \`x\`'s block sits in a 20 MiB segment (requests between 1 MiB and 10 MiB share
-such segments) and the sum's scalar in a 2 MiB small one: 22 MiB reserved for 3.81 MiB allocated. The free rest of
-\`x\`'s segment is the *Non-releasable* row: it can go back to the device only with the whole segment, once
-\`x\` is gone.
+  ["md", `\`x\`'s block sits in a 20 MiB segment (requests between 1 MiB and 10 MiB share such segments) and the sum's
+scalar in a 2 MiB small one: in the committed run on \`{{allocated:device}}\`, {{summary:segment.all.current}} segments,
+{{summary:reserved_bytes.all.current|mib}} reserved for {{summary:allocated_bytes.all.current|mib}} allocated. The free rest of \`x\`'s segment
+({{summary:inactive_split_bytes.all.current|mib}}) is the *Non-releasable* row: it can go back to the device only with the whole
+segment, once \`x\` is gone.
 
 ## How much there is: \`getDeviceProperties\` and \`memGetInfo\`
 

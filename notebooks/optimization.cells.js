@@ -125,14 +125,18 @@ console.log(\`bfloat16 autocast:  peak \${mib(bf16.peak_bytes)} above the model,
 showData({ device, batch: kBatch, float32: fp32, bfloat16: bf16,
   peak_ratio: Math.round((bf16.peak_bytes / fp32.peak_bytes) * 1000) / 1000,
   time_ratio: Math.round((bf16.ms_per_step / fp32.ms_per_step) * 100) / 100 });`, { tags: ["amp"] }],
-  ["md", `The peak falls to a little over half (4.6 MiB in float32, 2.5 MiB under autocast in the committed run on CPU):
-the saved activations are half the size, and what stays in float32 is the weights' gradients and the loss.
-The article's "50% less memory" holds for a model like this one, whose activations dominate; for a model
-whose weights dominate, autocast saves little and adds a bfloat16 copy of every weight for the length of the
-region. Time depends on the hardware: on a GPU with bfloat16 tensor cores the products run several times
-faster, while tsgpu's CPU kernels widen bfloat16 operands to float32 before multiplying, so on the CPU the
-casts make a step slower (between 1.2 and 2 times as slow in runs here, depending on what else the machine
-was doing).`],
+  ["md", `In the committed run on \`{{amp:device}}\`, the peak fell to {{amp:peak_ratio|f2}} of float32's
+({{amp:float32/peak_bytes|mib1}} in float32, {{amp:bfloat16/peak_bytes|mib1}} under autocast): the saved activations are half
+the size, and what stays in float32 is the weights' gradients and the loss. The article's "50% less memory"
+is about what a model like this one, whose activations dominate, can get; for a model whose weights dominate,
+autocast saves little and adds a bfloat16 copy of every weight for the length of the region.
+
+Time depends on the hardware and on the size of the products. A bfloat16 step took {{amp:time_ratio|f2}} times as
+long as a float32 one in the committed run ({{amp:bfloat16/ms_per_step}} ms against {{amp:float32/ms_per_step}} ms). On a GPU
+with bfloat16 tensor cores, large products run several times faster, though products as small as these are
+bound by the launches and the casts more than by arithmetic; tsgpu's CPU kernels widen bfloat16 operands to
+float32 before multiplying, so on the CPU the casts only add work. Times also move with whatever else the
+machine is doing.`],
   ["md", `## 2. Activation checkpointing
 
 The same network, with its 33 modules split into six segments (about the square root of their number, the
@@ -146,10 +150,13 @@ console.log(\`checkpointing (6 seg.): peak \${mib(ckpt.peak_bytes)}, \${ckpt.ms_
 showData({ device, batch: kBatch, segments: kSegments, none: plain, checkpoint: ckpt,
   peak_ratio: Math.round((ckpt.peak_bytes / plain.peak_bytes) * 1000) / 1000,
   time_ratio: Math.round((ckpt.ms_per_step / plain.ms_per_step) * 100) / 100 });`, { tags: ["checkpoint"] }],
-  ["md", `The peak falls to 0.62 of the plain step's (2.8 MiB against 4.6 MiB in the committed run): between forward
-and backward only the six segments' inputs are kept, and during backward one segment's activations at a
-time. The loss is the same to four decimals, since the recomputed forward is the same computation; the time
-is that of a forward pass more.`],
+  ["md", `The peak fell to {{checkpoint:peak_ratio|f2}} of the plain step's ({{checkpoint:checkpoint/peak_bytes|mib1}} against
+{{checkpoint:none/peak_bytes|mib1}} in the committed run): between forward and backward only the six segments' inputs are kept,
+and during backward one segment's activations at a time. The loss stays where it was ({{checkpoint:checkpoint/loss}} against
+{{checkpoint:none/loss}}; the two measurements train the same model one after the other), since the recomputed forward
+is the same computation. The price is one forward pass more per step; the times the cell prints
+({{checkpoint:checkpoint/ms_per_step}} ms against {{checkpoint:none/ms_per_step}} ms in the committed run) are as noisy as steps of a few
+milliseconds are.`],
   ["md", `## 3. The largest batch that fits
 
 A fixed budget makes "fits" mean the same on a laptop and on an H200: \`torch.memory.setMemoryFraction\` (PyTorch's
@@ -268,21 +275,24 @@ const optimized = resnetRun(net, resnetCase.batches[1], true);
 console.log(\`\${resnetCase.model} at \${resnetCase.image}×\${resnetCase.image}\`);
 console.log(\`  float32, batch \${baseline.batch}:                   peak \${mib(baseline.peak_bytes)}, \${baseline.images_per_s} images/s\`);
 console.log(\`  bfloat16 + checkpointing, batch \${optimized.batch}:  peak \${mib(optimized.peak_bytes)}, \${optimized.images_per_s} images/s\`);
-showData({ device, ...resnetCase, baseline, optimized,
+const parameterBytes = [...net.parameters()].reduce((n, p) => n + p.nbytes, 0);
+showData({ device, ...resnetCase, parameter_bytes: parameterBytes, baseline, optimized,
   peak_ratio: Math.round((optimized.peak_bytes / baseline.peak_bytes) * 1000) / 1000,
   throughput_ratio: Math.round((optimized.images_per_s / baseline.images_per_s) * 100) / 100 });`, { tags: ["resnet"] }],
-  ["md", `On the CPU (the committed run), the scaled-down experiment tripled the batch for 1.08 times the peak
-(56.6 MiB at batch 8 in float32, 61.3 MiB at batch 24 with bfloat16 and checkpointing). At 32 × 32 the
-peak is mostly the 44.6 MiB of ResNet-18's gradients, which no technique here shrinks; the activations'
+  ["md", `In the committed run (\`{{resnet:model}}\` at {{resnet:image}} × {{resnet:image}} on \`{{resnet:device}}\`), three times the batch took
+{{resnet:peak_ratio|f2}} times the peak: {{resnet:baseline/peak_bytes|mib1}} at batch {{resnet:baseline/batch}} in float32,
+{{resnet:optimized/peak_bytes|mib1}} at batch {{resnet:optimized/batch}} with bfloat16 and checkpointing. Part of every peak is the
+gradients, as large as the parameters ({{resnet:parameter_bytes|mib1}}), which no technique here shrinks; the activations'
 share, the part that grows with the batch, is what mixed precision halves and checkpointing cuts to the
-blocks' inputs. On a GPU the same cell measures ResNet-152 at 224 × 224, where activations dominate, and
-says whether batch 192 really fits where batch 64 did.
+blocks' inputs. At 32 × 32 (the CPU's ResNet-18) the gradients are most of the peak; at 224 × 224 (ResNet-152
+on a GPU) the activations are.
 
 The sentence's speed figures do not add up by themselves. If "speed" means steps per second, three times the
 images per step at 85% of the steps per second is 2.55 times the images per second (+155%), not +200%; if it
 means images per second, throughput cannot rise at all. Checkpointing adds a second forward pass per step
-(about a third more work), so any gain in images per second has to come from faster bfloat16 products; the
-cell's \`throughput_ratio\` says what it was.`],
+(about a third more work), so any gain in images per second has to come from faster bfloat16 products; in the
+committed run the optimized step's images per second were {{resnet:throughput_ratio|f2}} times the baseline's
+({{resnet:optimized/images_per_s}} against {{resnet:baseline/images_per_s}}).`],
   ["md", `## 5. Model parallel: a Linear split over two GPUs
 
 When one GPU cannot hold a layer, its output features can be split between two: each GPU holds half of the
@@ -323,16 +333,15 @@ if (gpus >= 2) {
 showData(parallel);`, { tags: ["parallel"] }],
   ["md", `## What this shows
 
-The numbers of the committed run, on CPU (a GPU gives its own; the memory figures are nearly the same, since
-the allocator rounds alike on both):
+The numbers of the committed run, on \`{{amp:device}}\` (another device gives its own):
 
 | technique | what was measured | result |
 | --- | --- | --- |
-| bfloat16 autocast + GradScaler | peak of a training step, batch 1024 | 0.55 × float32's |
-| checkpointing, 6 segments | peak of a training step, batch 1024 | 0.62 × none |
-| both, under a 10 MiB cap | largest batch that trains | 2048 → 5440 (2.66×) |
-| both, ResNet-18 at 32 × 32 | peak at 3× the batch | 1.08 × |
+| bfloat16 autocast + GradScaler | peak of a training step, batch {{amp:batch}} | {{amp:peak_ratio|f2}} × float32's |
+| checkpointing, {{checkpoint:segments}} segments | peak of a training step, batch {{checkpoint:batch}} | {{checkpoint:peak_ratio|f2}} × none |
+| both, under a {{largest-batch:cap_bytes|mib}} cap | largest batch that trains | {{largest-batch:before/batch}} → {{largest-batch:after/batch}} ({{largest-batch:ratio|f2}}×) |
+| both, \`{{resnet:model}}\` at {{resnet:image}} × {{resnet:image}} | peak at 3× the batch | {{resnet:peak_ratio|f2}} × |
 
-Memory is the part that transfers from one machine to another; time does not (a CPU pays for bfloat16, a
-GPU gains from it), which is why each cell prints both.`],
+Memory is the part that transfers from one machine to another; time does not (a CPU pays for bfloat16; a
+GPU with bfloat16 tensor cores gains from it on large products), which is why each cell prints both.`],
 ];

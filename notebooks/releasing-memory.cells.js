@@ -36,7 +36,7 @@ big.dispose();
 const afterDispose = allocated() - start;
 console.log("allocated with the tensor: " + mib(withBig) + ", after dispose(): " + mib(afterDispose) +
   ", still reserved: " + mib(torch.memory.reserved(device)));
-showData({ with_tensor: withBig, after_dispose: afterDispose, reserved: torch.memory.reserved(device) });`, { tags: ["dispose"] }],
+showData({ device, with_tensor: withBig, after_dispose: afterDispose, reserved: torch.memory.reserved(device) });`, { tags: ["dispose"] }],
   ["md", `## \`using\`: free it when the block ends
 
 A \`using\` declaration disposes the tensor when its block is left, however it is left (a \`return\`, an
@@ -54,8 +54,8 @@ showData({ inside_block: insideBlock, after_block: afterBlock });`, { tags: ["us
 
 \`a.mul(2).add(1).pow(2).sum().sqrt()\` makes four tensors on the way to its result; inside \`torch.tidy\` all of
 them are freed when the function returns, except what it returns. Here it returns a number (\`item()\`), so
-nothing stays, and the peak shows the intermediates that existed for a moment: 48 MiB above the start in the
-committed run on \`cpu\`, three of \`a\`'s size.`],
+nothing stays, and the peak shows the intermediates that existed for a moment: in the committed run on
+\`{{dispose:device}}\`, {{tidy:peak_above_start|mib}} above the start, with \`a\` itself {{tidy:input_bytes|mib}}.`],
   ["code", `const a = torch.randn([2048, 2048], { device });
 torch.memory.resetPeakStats(device);
 const beforeTidy = allocated();
@@ -108,9 +108,9 @@ const noGradMode = forwardMemory(() => torch.noGrad(() => forward(x)));
 console.log("grad mode: keeps " + mib(gradMode.kept) + " after the forward pass, peak " + mib(gradMode.peak));
 console.log("noGrad:    keeps " + mib(noGradMode.kept) + " after the forward pass, peak " + mib(noGradMode.peak));
 showData({ grad_mode: gradMode, no_grad: noGradMode, output_bytes: 1024 * 10 * 4 });`, { tags: ["no-grad"] }],
-  ["md", `In the committed run on \`cpu\`, grad mode kept 16.04 MiB after the forward pass (the four ReLU outputs, 4 MiB
-each, and the 40 KiB output) and peaked at 20 MiB; under \`noGrad\` only the output stayed, and the peak was
-8 MiB, two activations. Disposing the output freed the graph behind it, so both end at zero.
+  ["md", `In the committed run on \`{{dispose:device}}\`, grad mode kept {{no-grad:grad_mode/kept|mib}} after the forward pass (the four ReLU
+outputs, 4 MiB each, and the 40 KiB output) and peaked at {{no-grad:grad_mode/peak|mib}}; under \`noGrad\` only the output
+stayed ({{no-grad:no_grad/kept|int}} bytes), and the peak was {{no-grad:no_grad/peak|mib}} (two activations are 8 MiB). Disposing the output freed the graph behind it, so both end at zero.
 
 ## \`zeroGrad({ setToNone: true })\` against zero-filling
 
@@ -145,8 +145,8 @@ showData({ parameters: params.length, gradient_block_bytes: gradientBlockBytes, 
 Everything is disposed now except one 3 MiB tensor, \`keep\`. Allocated memory is back to the start, plus
 \`keep\`; reserved memory still holds the segments of everything freed above. \`%empty_cache\` returns every
 segment that no tensor uses. The segment that holds \`keep\` stays (a segment goes back whole or not at all), and
-the report names \`keep\` as its holder: in the committed run on \`cpu\`, \`keep\` was placed in the cached 64 MiB
-segment that every tensor above had reused, so 3 MiB of tensor keep 64 MiB reserved. Memory outside the allocator — on a GPU, the CUDA context of the kernel
+the report names \`keep\` as its holder, and its \`kept_bytes\` say how much reserved memory that segment keeps:
+far more than \`keep\`'s 3 MiB when \`keep\` was placed in a large segment that the tensors above had reused. Memory outside the allocator — on a GPU, the CUDA context of the kernel
 process, a few hundred MiB that \`%memory\` shows in its own row — goes only when the process ends: restart the
 kernel.`],
   ["code", `for (const layer of layers) layer.dispose();

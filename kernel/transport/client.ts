@@ -175,7 +175,10 @@ export class KernelClient {
       let reply: Message | undefined;
       let idle = false;
       const finish = () => { if (reply && idle) { cleanup(); resolve({ reply, outputs }); } };
-      const timer = setTimeout(() => { cleanup(); reject(new Error(`no reply to ${type} within ${timeoutMs} ms\n${this.stderr}`)); }, timeoutMs);
+      // A limit that is not a positive finite number is no limit (setTimeout would take Infinity for 1 ms).
+      const timer = Number.isFinite(timeoutMs) && timeoutMs > 0
+        ? setTimeout(() => { cleanup(); reject(new Error(`no reply to ${type} within ${timeoutMs} ms\n${this.stderr}`)); }, timeoutMs)
+        : undefined;
       const abandon = (why = "the client was closed") => { cleanup(); reject(new Error(`${type} abandoned: ${why}`)); };
       const cleanup = () => { clearTimeout(timer); this.listeners.delete(msgId); this.replies.delete(msgId); this.inFlight.delete(abandon); };
       this.inFlight.add(abandon);
@@ -198,8 +201,9 @@ export class KernelClient {
   /** Ends each request still waiting for its reply (used by close). */
   private readonly inFlight = new Set<(why?: string) => void>();
 
-  execute(code: string, extra: Record<string, unknown> = {}): Promise<ExecuteResult> {
-    return this.request("execute_request", { code, silent: false, store_history: true, user_expressions: {}, allow_stdin: Boolean(this.onStdinRequest), stop_on_error: true, ...extra });
+  /** Executes code; `timeoutMs` bounds the wait for its reply and idle status (default 60 s; Infinity: no limit). */
+  execute(code: string, extra: Record<string, unknown> = {}, timeoutMs = 60000): Promise<ExecuteResult> {
+    return this.request("execute_request", { code, silent: false, store_history: true, user_expressions: {}, allow_stdin: Boolean(this.onStdinRequest), stop_on_error: true, ...extra }, "shell", timeoutMs);
   }
 
   /** Resolves when the kernel's stderr was read to its end, if the kernel has exited (at most 1 s). */

@@ -36,6 +36,22 @@ export function executeNotebook(path: string, env: NodeJS.ProcessEnv, cellTimeou
   return runner.executeNotebook(path, env, { cellTimeoutS });
 }
 
+/** scripts/notebook-figures.js: the figures a notebook's markdown quotes, filled from its outputs. */
+const figures: { fillText(text: string, nb: Notebook): string } = require(join(ROOT, "scripts", "notebook-figures.js"));
+
+/**
+ * The committed notebook's cells as type, source and tags, and those of its `.cells.js` source with the
+ * placeholders of its markdown filled from the committed notebook's outputs: equal when the committed notebook
+ * was made from its source as it is, and its text quotes the figures of its own outputs.
+ */
+export function committedAndSource(name: string): [unknown[], unknown[]] {
+  const nb = readNotebookFile(notebookPath(name));
+  // eslint-disable-next-line @typescript-eslint/no-var-requires
+  const cells: [string, string, { tags?: string[] }?][] = require(join(ROOT, "notebooks", `${name}.cells.js`));
+  return [nb.cells.map((c) => [c.cell_type === "markdown" ? "md" : "code", cellSource(c), c.metadata?.tags ?? []]),
+    cells.map(([type, text, meta]) => [type, type === "md" ? figures.fillText(text, nb) : text, meta?.tags ?? []])];
+}
+
 /** A cell's source as one string. */
 export function cellSource(cell: any): string {
   return [].concat(cell.source).join("");

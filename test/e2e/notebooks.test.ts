@@ -6,12 +6,10 @@
  * outputs committed with it have the structure of a fresh run (they are not
  * stale). Each notebook is executed once and read by both checks.
  */
-import { join } from "path";
-import { ROOT } from "../helpers";
 import { jupyterTest, kernelspecEnv } from "../jupyter";
 import { checkQuickstart } from "./quickstart";
 import {
-  cellSource, cellTagged, errorOutputs, executeNotebook, magicData, Notebook, notebookPath, outputStructure, readNotebookFile,
+  cellTagged, committedAndSource, errorOutputs, executeNotebook, magicData, Notebook, notebookPath, outputStructure, readNotebookFile,
   stderrOutputs, taggedData,
 } from "./notebook_exec";
 
@@ -208,10 +206,10 @@ describe("the committed outputs are those of a run of the notebook as it is (not
   for (const name of ["quickstart", "monitoring", "allocation", "releasing-memory"]) {
     jupyterTest(`${name}.ipynb`, async () => {
       const committed = readNotebookFile(notebookPath(name));
-      // The notebook's cells are those of its reviewed source (scripts/make-notebook.js made it from NAME.cells.js).
-      const source: [string, string, { tags?: string[] }?][] = require(join(ROOT, "notebooks", `${name}.cells.js`));
-      expect(committed.cells.map((c) => [c.cell_type === "markdown" ? "md" : "code", cellSource(c), c.metadata?.tags ?? []]))
-        .toEqual(source.map(([type, text, metadata]) => [type, text, metadata?.tags ?? []]));
+      // The notebook's cells are those of its reviewed source (scripts/make-notebook.js made it from NAME.cells.js),
+      // with the figures its markdown quotes filled from the committed outputs (scripts/notebook-figures.js).
+      const [cells, source] = committedAndSource(name);
+      expect(cells).toEqual(source);
       expect(committed.cells.filter((c) => c.cell_type === "code").every((c) => c.execution_count !== null)).toBe(true);
       expect(outputStructure(executed(name))).toEqual(outputStructure(committed));
     }, kNotebookTimeout);

@@ -8,9 +8,7 @@
  */
 import { jupyterTest, kernelspecEnv } from "../jupyter";
 import { magicMime } from "../../magics/mime";
-import { join } from "path";
-import { ROOT } from "../helpers";
-import { cellSource, cellTagged, errorOutputs, executeNotebook, Notebook, notebookPath, outputData, outputStructure, readNotebookFile } from "./notebook_exec";
+import { cellTagged, committedAndSource, errorOutputs, executeNotebook, Notebook, notebookPath, outputData, outputStructure, readNotebookFile } from "./notebook_exec";
 
 const JSON_MIME = "application/json";
 const MEMORY = magicMime("memory");
@@ -43,15 +41,6 @@ function holdersOf(nb: Notebook, tag: string): { label: string; kind: string; by
 function stderrCells(nb: Notebook): string[] {
   return nb.cells.filter((c) => (c.outputs ?? []).some((o: any) => o.output_type === "stream" && o.name === "stderr"))
     .map((c) => [].concat(c.source).join("").split("\n")[0]);
-}
-
-/** The committed notebook's cells as type, source and tags, and those of its `.cells.js` source. */
-function committedAndSource(name: string): [unknown[], unknown[]] {
-  const nb = readNotebookFile(notebookPath(name));
-  // eslint-disable-next-line @typescript-eslint/no-var-requires
-  const cells: [string, string, { tags?: string[] }?][] = require(join(ROOT, "notebooks", `${name}.cells.js`));
-  return [nb.cells.map((c) => [c.cell_type === "markdown" ? "md" : "code", cellSource(c), c.metadata?.tags ?? []]),
-    cells.map(([type, text, meta]) => [type, text, meta?.tags ?? []])];
 }
 
 const kRun = 240000;
@@ -118,20 +107,6 @@ describe("optimization.ipynb", () => {
       expect(p.reason).toMatch(/needs cuda:0 and cuda:1/);
     }
   }, kRun);
-
-  test("the memory figures its text quotes are those of the committed run", () => {
-    const nb = readNotebookFile(notebookPath("optimization"));
-    const text = nb.cells.filter((c) => c.cell_type === "markdown").map((c) => [].concat(c.source).join("")).join("\n");
-    const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
-    const amp = dataOf(nb, "amp"), ck = dataOf(nb, "checkpoint"), lb = dataOf(nb, "largest-batch"), r = dataOf(nb, "resnet");
-    expect(text).toContain(`${mib(amp.float32.peak_bytes)} in float32, ${mib(amp.bfloat16.peak_bytes)} under autocast`);
-    expect(text).toContain(`| ${amp.peak_ratio.toFixed(2)} × float32's |`);
-    expect(text).toContain(`${mib(ck.checkpoint.peak_bytes)} against ${mib(ck.none.peak_bytes)}`);
-    expect(text).toContain(`| ${ck.peak_ratio.toFixed(2)} × none |`);
-    expect(text).toContain(`| ${lb.before.batch} → ${lb.after.batch} (${lb.ratio.toFixed(2)}×) |`);
-    expect(text).toContain(`(${mib(r.baseline.peak_bytes)} at batch ${r.baseline.batch} in float32, ${mib(r.optimized.peak_bytes)} at batch ${r.optimized.batch}`);
-    expect(text).toContain(`| ${r.peak_ratio.toFixed(2)} × |`);
-  });
 
   notStale("optimization");
 });

@@ -7,6 +7,7 @@ import * as torch from "../../native/index";
 import { native } from "../../native/addon";
 import { CLI, cudaDriverLibraryFound, NO_DRIVER_REASON, ROOT } from "../helpers";
 import { checkQuickstart } from "./quickstart";
+import { jupyterTest, kernelspecEnv } from "../jupyter";
 
 test("tsgpu run prints the cells' output and writes the executed notebook", () => {
   const out = join(mkdtempSync(join(tmpdir(), "tsgpu-run-")), "quickstart.out.ipynb");
@@ -45,3 +46,39 @@ test("tsgpu run with a file that is not a notebook is a clear error", () => {
   expect(r.status).toBe(1);
   expect(r.stderr).toContain('is not a notebook: it has no "cells" list');
 });
+
+/**
+ * A notebook of every kind of output, run by `tsgpu run` and by `jupyter nbconvert --execute`: the two files are
+ * the same byte for byte (skip-execution and blank cells left as they were, a raises-exception cell's error kept
+ * and the run going on, consecutive execution counts, streams, displays updated by id, clear_output with wait,
+ * the kernel's language_info).
+ */
+jupyterTest("tsgpu run stores a notebook as nbconvert does", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "tsgpu-run-"));
+  const code = (source: string, tags?: string[]) => ({ cell_type: "code", source, metadata: tags ? { tags } : {}, outputs: [], execution_count: null });
+  const nb = { nbformat: 4, nbformat_minor: 5, metadata: { kernelspec: { name: "tsgpu", display_name: "TypeScript (tsgpu)", language: "typescript" } }, cells: [
+    { cell_type: "markdown", source: "# outputs", metadata: {}, id: "md" },
+    code("console.log('one');\nconsole.log('two');\nconsole.error('to stderr');\nconsole.log('50%\\r100%');\n1 + 1"),
+    code("display.json({ b: 1, a: [1, 2] }, { displayId: 'progress' });\ndisplay.html('<b>x</b>\\n<i>y</i>');"),
+    code("   \n"),
+    code("console.log('skipped')", ["skip-execution"]),
+    code("throw new RangeError('expected')", ["raises-exception"]),
+    code("updateDisplay('progress', { b: 2 });\nconsole.log('before clear');\nclearOutput({ wait: true });\nconsole.log('after clear');\n'last'"),
+  ].map((c: any, i) => ({ id: `cell-${i}`, ...c })) };
+  const path = join(dir, "kinds.ipynb");
+  require("fs").writeFileSync(path, JSON.stringify(nb));
+  const r = spawnSync(process.execPath, [CLI, "run", path, "--output", join(dir, "tsgpu.ipynb")], { encoding: "utf8", timeout: 60000 });
+  expect(r.status).toBe(0);
+  const env = kernelspecEnv();
+  const n = spawnSync("jupyter", ["nbconvert", "--to", "notebook", "--execute", path, "--output-dir", dir, "--output", "nbconvert",
+    "--ExecutePreprocessor.kernel_name=tsgpu", "--ExecutePreprocessor.record_timing=False"], { env, encoding: "utf8", timeout: 120000 });
+  expect(n.status).toBe(0);
+  const ours = readFileSync(join(dir, "tsgpu.ipynb"), "utf8");
+  expect(ours).toBe(readFileSync(join(dir, "nbconvert.ipynb"), "utf8"));
+  const cells = JSON.parse(ours).cells;
+  expect(cells.map((c: any) => c.execution_count ?? null)).toEqual([null, 1, 2, null, null, 3, 4]);
+  expect(cells[5].outputs.map((o: any) => o.ename)).toEqual(["RangeError"]);
+  expect(cells[1].outputs.map((o: any) => o.text ?? o.data["text/plain"])).toEqual([["one\n", "two\n"], ["to stderr\n"], ["100%\n"], ["2"]]);
+  expect(cells[2].outputs[0].data).toEqual({ "text/plain": ["{ b: 2 }"] }); // the display updated by the later cell
+  expect(cells[6].outputs.map((o: any) => o.text ?? o.data["text/plain"])).toEqual([["after clear\n"], ["'last'"]]);
+}, 180000);
