@@ -5,8 +5,10 @@
 //    warp shuffles;
 //  - thread per output: the reduced elements are far apart (sum over dim 0)
 //    or few; neighbouring threads read neighbouring outputs' elements;
-//  - split: few outputs with many elements each (a full sum): as many blocks
-//    as the GPU holds at once share each output's elements (vector loads,
+//  - split: few outputs with many elements each (a full sum), or up to
+//    kSplitMaxBlocks outputs with many strided elements each (a per-channel
+//    sum over N, H, W): as many blocks as the GPU holds at once share each
+//    output's elements (vector loads,
 //    several accumulators, interleaved so that every block finishes
 //    together) and write one partial each; a second kernel combines each
 //    output's partials in a fixed order (no atomics: the same input gives
@@ -254,7 +256,10 @@ void reduce(const OpCall& call, const TensorView& in, const std::vector<TensorVi
   const OffsetCalc<3, uint32_t> outer(plan.outer);
   const OffsetCalc<1, uint32_t> inner(plan.inner);
   const cudaStream_t stream = streamOf(call);
-  if (outs <= kSplitMaxOutputs && n >= 65536) {
+  // Split also when each output's elements are many and strided (a per-channel sum over [N, C, H, W], as batch
+  // norm's): one thread per output would walk them alone, a block (or several) per output reads them in runs.
+  const bool manyStrided = !io.contiguous && n >= 4096 && outs <= kSplitMaxBlocks;
+  if ((outs <= kSplitMaxOutputs && n >= 65536) || manyStrided) {
     int64_t splits = residentBlocks(splitPartials<T, O, R>) / outs;
     const int64_t most = (n + 8191) / 8192;  // at least 8192 elements a block
     if (splits > most) splits = most;
