@@ -20,7 +20,7 @@ export function showProcesses(ctx: MagicContext): void {
   const report = ctx.runtime.cuda.processes();
   if (!report.available) {
     const text = `No GPU processes to show: ${report.reason}`;
-    ctx.output.display({ "text/plain": text, "text/html": htmlBlock(`<p class="note">${escapeHtml(text)}</p>`), [magicMime("memory")]: { available: false, reason: report.reason, devices: [] } });
+    ctx.output.display({ "text/plain": text, "text/html": htmlBlock(`<p class="note">${escapeHtml(text)}</p>`), [magicMime("memory")]: { available: false, reason: report.reason, pid: process.pid, devices: [] } });
     return;
   }
   const html: string[] = [];

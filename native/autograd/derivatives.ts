@@ -711,7 +711,7 @@ export const DERIVATIVES: Readonly<Record<string, DerivativeRow>> = {
   },
   col2im: { name: 'Col2ImBackward0', backward: (c) => [im2col(c.grad(), windowGeometry(c.attrs))] },
   // cuDNN's three passes of one convolution: each pass's gradients are the other two.
-  cudnnConvolution: {
+  convolution: {
     name: 'ConvolutionBackward0',
     savesInputs: [0, 1],
     backward: (c) => {
@@ -722,7 +722,7 @@ export const DERIVATIVES: Readonly<Record<string, DerivativeRow>> = {
       ];
     },
   },
-  cudnnConvolutionBackwardInput: {
+  convolutionBackwardInput: {
     // convTranspose2d's forward: out = the input gradient of a convolution whose output gradient is input 0.
     name: 'ConvolutionBackward0',
     savesInputs: [0, 1],
@@ -735,7 +735,7 @@ export const DERIVATIVES: Readonly<Record<string, DerivativeRow>> = {
       ];
     },
   },
-  cudnnConvolutionBackwardWeight: {
+  convolutionBackwardWeight: {
     name: 'ConvolutionBackwardBackward0',
     notImplemented: 'the second derivative of a cuDNN convolution is not implemented (turn cuDNN off for it: torch.backends.cudnn.enabled = false)',
   },

@@ -99,21 +99,21 @@ function withDense(ts: Tensor[], body: (ds: Tensor[]) => Tensor): Tensor {
 export function cudnnConvolution(x: Tensor, weight: Tensor, p: CudnnConvParams, outputSize: [number, number]): Tensor {
   return withDense([x, weight], ([xd, wd]) =>
     runInto(emptyTensor([x.shape[0], weight.shape[0], outputSize[0], outputSize[1]], x.dtype, x.device), (out) =>
-      runOp('cudnnConvolution', [out], [xd, wd], attrs(p))));
+      runOp('convolution', [out], [xd, wd], attrs(p))));
 }
 
 /** The gradient of conv2d's input of shape `inputShape` from gradOut and the weight (convTranspose2d's forward). Differentiable. */
 export function cudnnConvolutionBackwardInput(gradOut: Tensor, weight: Tensor, p: CudnnConvParams, inputShape: readonly number[]): Tensor {
   return withDense([gradOut, weight], ([gd, wd]) =>
     runInto(emptyTensor(inputShape.slice(), gradOut.dtype, gradOut.device), (out) =>
-      runOp('cudnnConvolutionBackwardInput', [out], [gd, wd], attrs(p))));
+      runOp('convolutionBackwardInput', [out], [gd, wd], attrs(p))));
 }
 
 /** The gradient of conv2d's weight of shape `weightShape` from gradOut and the input. */
 export function cudnnConvolutionBackwardWeight(gradOut: Tensor, x: Tensor, p: CudnnConvParams, weightShape: readonly number[]): Tensor {
   return withDense([gradOut, x], ([gd, xd]) =>
     runInto(emptyTensor(weightShape.slice(), gradOut.dtype, gradOut.device), (out) =>
-      runOp('cudnnConvolutionBackwardWeight', [out], [gd, xd], attrs(p))));
+      runOp('convolutionBackwardWeight', [out], [gd, xd], attrs(p))));
 }
 
 /** The parameters of a recorded call (the autograd node's attributes) as CudnnConvParams. */

@@ -173,8 +173,8 @@ describe('convolutions through cuDNN against the CPU', () => {
   testOrSkip(needsCudnn(), "a cuDNN status other than success is an error with the status's name and the op's arguments; the kernel goes on", () => {
     const x = torch.randn([1, 3, 8, 8], { device: 'cuda' }), w = torch.randn([4, 3, 3, 3], { device: 'cuda' });
     const wrong = torch.empty([1, 4, 5, 5], { device: 'cuda' }); // a 3×3 convolution of 8×8 is 6×6
-    expect(() => runOp('cudnnConvolution', [wrong], [x, w], { stride: [1, 1], padding: [0, 0], dilation: [1, 1] }))
-      .toThrow(/^cudnnConvolution: cuDNN's \w+ failed with CUDNN_STATUS_\w+ \(input \[1, 3, 8, 8\] float32, weight \[4, 3, 3, 3\], stride \[1, 1\], padding \[0, 0\], dilation \[1, 1\], groups 1\)$/);
+    expect(() => runOp('convolution', [wrong], [x, w], { stride: [1, 1], padding: [0, 0], dilation: [1, 1] }))
+      .toThrow(/^convolution: cuDNN's \w+ failed with CUDNN_STATUS_\w+ \(input \[1, 3, 8, 8\] float32, weight \[4, 3, 3, 3\], stride \[1, 1\], padding \[0, 0\], dilation \[1, 1\], groups 1\)$/);
     expect(F.conv2d(x, w).shape).toEqual([1, 4, 6, 6]);
   });
 

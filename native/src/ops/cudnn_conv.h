@@ -1,6 +1,6 @@
 // The CUDA convolutions through cuDNN (kernels in ops/cuda/cudnn_conv.cu, ops
-// cudnnConvolution, cudnnConvolutionBackwardInput and
-// cudnnConvolutionBackwardWeight of the op list): what the binding asks of
+// convolution, convolutionBackwardInput and convolutionBackwardWeight of the
+// op list, whose cpu kernels are ops/cpu/convolution.cc): what the binding asks of
 // them besides the calls. Host-only header.
 #pragma once
 

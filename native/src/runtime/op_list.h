@@ -201,12 +201,12 @@
   X(im2col,    "self",          "out", "kernel:ints,stride:ints,padding:ints,dilation:ints,outputSize:ints,padValue:double=0", "float", "queued") \
   /* out [N, C, H, W] <- the adjoint of im2col: each element the sum of the window entries of self [N, C*KH*KW, OH*OW] that im2col would copy it to */ \
   X(col2im,    "self",          "out", "kernel:ints,stride:ints,padding:ints,dilation:ints,outputSize:ints,imageSize:ints", "float", "queued") \
-  /* conv2d by cuDNN (cuda only; ops/cuda/cudnn_conv.cu): out [N, O, OH, OW] <- self [N, C, H, W] cross-correlated with weight [O, C/groups, KH, KW]; operands dense NCHW or NHWC; benchmark: time every algorithm once per shape and keep the fastest; deterministic: only deterministic algorithms; allowTf32: float32 may run on TF32 tensor cores */ \
-  X(cudnnConvolution, "self,weight", "out", "stride:ints,padding:ints,dilation:ints,groups:int=1,benchmark:bool=false,deterministic:bool=false,allowTf32:bool=true", "float", "inplace") \
-  /* its gradient of the input: gradInput [N, C, H, W] <- gradOut [N, O, OH, OW] and weight, by cuDNN's backward data */ \
-  X(cudnnConvolutionBackwardInput, "gradOut,weight", "gradInput", "stride:ints,padding:ints,dilation:ints,groups:int=1,benchmark:bool=false,deterministic:bool=false,allowTf32:bool=true", "float", "inplace") \
-  /* its gradient of the weight: gradWeight [O, C/groups, KH, KW] <- gradOut and the input self, by cuDNN's backward filter */ \
-  X(cudnnConvolutionBackwardWeight, "gradOut,self", "gradWeight", "stride:ints,padding:ints,dilation:ints,groups:int=1,benchmark:bool=false,deterministic:bool=false,allowTf32:bool=true", "float", "inplace") \
+  /* conv2d as one op: on cuda by cuDNN (ops/cuda/cudnn_conv.cu), on cpu by direct loops, the reference (ops/cpu/convolution.cc; conv2d on cpu takes the faster im2col and matmul path): out [N, O, OH, OW] <- self [N, C, H, W] cross-correlated with weight [O, C/groups, KH, KW]; operands dense NCHW or NHWC; benchmark: time every algorithm once per shape and keep the fastest; deterministic: only deterministic algorithms; allowTf32: float32 may run on TF32 tensor cores */ \
+  X(convolution, "self,weight", "out", "stride:ints,padding:ints,dilation:ints,groups:int=1,benchmark:bool=false,deterministic:bool=false,allowTf32:bool=true", "float", "inplace") \
+  /* its gradient of the input: gradInput [N, C, H, W] <- gradOut [N, O, OH, OW] and weight, (cuDNN's backward data) */ \
+  X(convolutionBackwardInput, "gradOut,weight", "gradInput", "stride:ints,padding:ints,dilation:ints,groups:int=1,benchmark:bool=false,deterministic:bool=false,allowTf32:bool=true", "float", "inplace") \
+  /* its gradient of the weight: gradWeight [O, C/groups, KH, KW] <- gradOut and the input self, (cuDNN's backward filter) */ \
+  X(convolutionBackwardWeight, "gradOut,self", "gradWeight", "stride:ints,padding:ints,dilation:ints,groups:int=1,benchmark:bool=false,deterministic:bool=false,allowTf32:bool=true", "float", "inplace") \
   /* loss [N], lse [N] (float32 for half and bfloat16 logits, else the logits' dtype) <- cross entropy of each row of contiguous logits */ \
   /* self [N, C] at int64 class indices target [N]: (1 - labelSmoothing)·w[y]·(lse - x[y]) + labelSmoothing/C·Σ_c w_c·(lse - x_c), 0 where target == ignoreIndex */ \
   X(crossEntropyLoss, "self,target,weight?", "loss,lse", "ignoreIndex:int=-100,labelSmoothing:double=0", "float", "") \

@@ -1,5 +1,5 @@
 // conv2d on CUDA through cuDNN (loaded at run time, backends/cuda/cudnn_loader.h):
-// the forward pass, the gradient of the input and the gradient of the weight,
+// the ops convolution, convolutionBackwardInput and convolutionBackwardWeight,
 // each one cuDNN call on the device's stream.
 //
 // Algorithms. Each (pass, shapes, strides, dtype, parameters, deterministic,
@@ -357,8 +357,8 @@ void clearChoices() {
 
 }  // namespace cudnnconv
 
-TSGPU_REGISTER_KERNEL(cudnnConvolution, kCuda, cudnnconv::forwardCuda);
-TSGPU_REGISTER_KERNEL(cudnnConvolutionBackwardInput, kCuda, cudnnconv::backwardInputCuda);
-TSGPU_REGISTER_KERNEL(cudnnConvolutionBackwardWeight, kCuda, cudnnconv::backwardWeightCuda);
+TSGPU_REGISTER_KERNEL(convolution, kCuda, cudnnconv::forwardCuda);
+TSGPU_REGISTER_KERNEL(convolutionBackwardInput, kCuda, cudnnconv::backwardInputCuda);
+TSGPU_REGISTER_KERNEL(convolutionBackwardWeight, kCuda, cudnnconv::backwardWeightCuda);
 
 }  // namespace tsgpu
