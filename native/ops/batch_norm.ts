@@ -30,6 +30,9 @@ export interface BatchNormOptions {
  * variance), and runningMean/runningVar (when given) are updated in place:
  * running = (1 - momentum) running + momentum batch, with the unbiased
  * variance n / (n - 1) var. In evaluation the running statistics are used.
+ * A float16/bfloat16 input may have float32 weight, bias and running
+ * statistics (an autocast network's): computed in float32, the output in the
+ * input's dtype, as PyTorch's. Other mixes are cast to the input's dtype.
  */
 export function batchNorm(
   input: Tensor, runningMean: Tensor | null, runningVar: Tensor | null,
