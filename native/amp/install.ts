@@ -83,8 +83,12 @@ export const addcdiv = autocastFunction('addcdiv', math.addcdiv);
 export const conv2d = autocastFunction('conv2d', conv.conv2d);
 /** The transpose of conv2d, weight [Cin, Cout/groups, KH, KW] (ops/conv.ts). */
 export const convTranspose2d = autocastFunction('convTranspose2d', conv.convTranspose2d);
-/** Per-channel normalization over batch and spatial dims, running statistics updated in training (ops/batch_norm.ts). */
-export const batchNorm = autocastFunction('batchNorm', bn.batchNorm);
+/**
+ * Per-channel normalization over batch and spatial dims, running statistics updated in training (ops/batch_norm.ts).
+ * Not cast by autocast (on neither list, as PyTorch's): a 16-bit input keeps its dtype, its float32 parameters and
+ * statistics theirs, and the kernel computes in float32.
+ */
+export const batchNorm = bn.batchNorm;
 
 /** torch.nn.functional with the autocast ops wrapped (the rest as ops/nn_functional.ts has them). */
 // nativeLayerNorm is torch.nativeLayerNorm only (PyTorch's torch.native_layer_norm has no nn.functional name).

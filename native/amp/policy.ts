@@ -11,7 +11,7 @@ export type CastPolicy = 'lower' | 'float32' | 'promote';
 /** CUDA: PyTorch's lists for CUDA autocast. */
 const CUDA: Record<string, CastPolicy> = {
   matmul: 'lower', mm: 'lower', bmm: 'lower', addmm: 'lower', baddbmm: 'lower', addbmm: 'lower', addmv: 'lower', mv: 'lower',
-  linear: 'lower', scaledDotProductAttention: 'lower', conv2d: 'lower', convTranspose2d: 'lower', batchNorm: 'float32',
+  linear: 'lower', scaledDotProductAttention: 'lower', conv2d: 'lower', convTranspose2d: 'lower',
   exp: 'float32', expm1: 'float32', log: 'float32', log1p: 'float32', log2: 'float32', log10: 'float32', pow: 'float32',
   reciprocal: 'float32', rsqrt: 'float32', softplus: 'float32', sum: 'float32', prod: 'float32', cumsum: 'float32',
   norm: 'float32', logsumexp: 'float32', softmax: 'float32', logSoftmax: 'float32', layerNorm: 'float32', nativeLayerNorm: 'float32',
@@ -23,7 +23,7 @@ const CUDA: Record<string, CastPolicy> = {
 /** CPU: PyTorch's lists for CPU autocast (fewer float32 ops than CUDA's: softmax, layerNorm and exp run in the input's dtype). */
 const CPU: Record<string, CastPolicy> = {
   matmul: 'lower', mm: 'lower', bmm: 'lower', addmm: 'lower', baddbmm: 'lower', addbmm: 'lower', linear: 'lower',
-  scaledDotProductAttention: 'lower', conv2d: 'lower', convTranspose2d: 'lower', batchNorm: 'float32',
+  scaledDotProductAttention: 'lower', conv2d: 'lower', convTranspose2d: 'lower',
   prod: 'float32', mseLoss: 'float32', crossEntropy: 'float32', nllLoss: 'float32', l1Loss: 'float32', smoothL1Loss: 'float32',
   huberLoss: 'float32', klDiv: 'float32', binaryCrossEntropyWithLogits: 'float32', binaryCrossEntropy: 'float32',
   addcmul: 'promote', addcdiv: 'promote', scatterAdd: 'promote', dot: 'promote', atan2: 'promote',

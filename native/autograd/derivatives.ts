@@ -24,6 +24,7 @@ import { flashAttentionBackward } from '../ops/flash_attention';
 import { cudnnConvolution, cudnnConvolutionBackwardInput, cudnnConvolutionBackwardWeight, paramsOf as cudnnParams } from '../ops/cudnn';
 import { col2im, im2col, WindowGeometry } from '../ops/conv';
 import { crossEntropyBackward, softmaxBackwardLastDim } from '../ops/fused_losses';
+import { batchNormBackward } from '../ops/batch_norm';
 import { fusedKernelsOn } from '../ops/cuda_gates';
 import { codedError } from '../errors';
 import { isGradEnabled } from './grad_mode';
@@ -168,6 +169,48 @@ function rowNormBackward(c: BackwardContext, centered: boolean): (Tensor | null)
   const dw = c.needs(1) ? g2.mul(xhat).sum(0).reshape(c.shape(1) as number[]) : null;
   const db = centered && c.needs(2) ? g2.sum(0).reshape(c.shape(2) as number[]) : null;
   return centered ? [dx, dw, db] : [dx, dw];
+}
+
+/**
+ * The gradient of batchNormForward (inputs self, weight, bias, runningMean, runningVar): the fused
+ * batchNormBackward kernel on the saved input, weight and statistics (outputs 1 and 2). Under createGraph the
+ * same formula from differentiable ops, the batch statistics recomputed from the saved input so that it
+ * stays differentiable in it (in evaluation the saved running statistics are constants):
+ * training dx = w·invstd·(dy - mean(dy) - xhat·mean(dy·xhat)), eval dx = dy·w·invstd;
+ * dw = Σ dy·xhat, db = Σ dy over every dim but 1.
+ */
+function batchNormGrad(c: BackwardContext): (Tensor | null)[] {
+  const x = c.tensor(0);
+  const w = c.input(1) instanceof Tensor ? (c.input(1) as Tensor) : null;
+  const training = c.attrs.training as boolean;
+  if (!c.needs(0) && !c.needs(1) && !c.needs(2)) return [null, null, null, null, null];
+  if (!isGradEnabled()) {
+    const [dx, dw, db] = batchNormBackward(c.grad(0), x, w, c.output(1), c.output(2), training, c.needs(0));
+    const keep = (t: Tensor, i: number) => (c.needs(i) ? t : (t.dispose(), null));
+    return [dx, keep(dw, 1), keep(db, 2), null, null];
+  }
+  const C = x.shape[1];
+  const dims = [0, ...Array.from({ length: x.ndim - 2 }, (_, i) => i + 2)];
+  const bshape = x.shape.map((s, i) => (i === 1 ? s : 1));
+  const g = c.grad(0);
+  let mean: Tensor, invstd: Tensor;
+  if (training) {
+    mean = x.mean(dims, { keepdim: true });
+    invstd = x.sub(mean).square().mean(dims, { keepdim: true }).add(c.attrs.eps as number).rsqrt();
+  } else {
+    mean = c.output(1).reshape(bshape).to(x.dtype);
+    invstd = c.output(2).reshape(bshape).to(x.dtype);
+  }
+  const xhat = x.sub(mean).mul(invstd);
+  const dxhat = w ? g.mul(w.reshape(bshape)) : g;
+  let dx: Tensor | null = null;
+  if (c.needs(0)) {
+    const inner = training ? dxhat.sub(dxhat.mean(dims, { keepdim: true })).sub(xhat.mul(dxhat.mul(xhat).mean(dims, { keepdim: true }))) : dxhat;
+    dx = inner.mul(invstd);
+  }
+  const dw = c.needs(1) ? g.mul(xhat).sum(dims).reshape([C]) : null;
+  const db = c.needs(2) ? g.sum(dims).reshape([C]) : null;
+  return [dx, dw, db, null, null];
 }
 
 /**
@@ -613,6 +656,10 @@ export const DERIVATIVES: Readonly<Record<string, DerivativeRow>> = {
   scatterReduce: { name: 'ScatterReduceBackward0', notImplemented: 'scatterReduce has no backward formula yet (use scatterAdd for a sum)' },
   layerNorm: { name: 'NativeLayerNormBackward0', savesInputs: [0, 1], savesOutputs: [1, 2], differentiableOutputs: [0], backward: (c) => rowNormBackward(c, true) },
   rmsNorm: { name: 'RmsNormBackward0', savesInputs: [0, 1], backward: (c) => rowNormBackward(c, false) },
+  batchNormForward: {
+    name: 'NativeBatchNormBackward0', savesInputs: [0, 1], savesOutputs: [1, 2], differentiableOutputs: [0], backward: batchNormGrad,
+  },
+  batchNormBackward: { name: 'NativeBatchNormBackwardBackward0', notImplemented: FUSED_GRAD_ONLY },
   sort: { name: 'SortBackward0', savesOutputs: [1], backward: (c) => valuesBackward(c, c.attrs.dim as number) },
   cumprod: {
     name: 'CumprodBackward0',

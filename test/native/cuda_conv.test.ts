@@ -94,7 +94,7 @@ describe('convolutions on CUDA against CPU', () => {
     expectSame(rvg, rv, 1e-5, 'running var');
   });
 
-  cudaTest('ResNet-18 in bf16 autocast: conv2d runs in bfloat16, batchNorm in float32, the loss is finite and every parameter gets a gradient', () => {
+  cudaTest('ResNet-18 in bf16 autocast: conv2d runs in bfloat16, batchNorm keeps its bfloat16 input\'s dtype (float32 statistics), the loss is finite and every parameter gets a gradient', () => {
     torch.manualSeed(5);
     const model = torch.vision.models.resnet18({ numClasses: 10 }).to('cuda');
     const x = torch.randn([4, 3, 64, 64], { device: 'cuda' });
@@ -102,7 +102,8 @@ describe('convolutions on CUDA against CPU', () => {
     const out = torch.autocast('cuda', { dtype: 'bfloat16' }, () => {
       const c = torch.conv2d(x, model.conv1.weight);
       expect(c.dtype).toBe('bfloat16');
-      expect(F.batchNorm(c, null, null, null, null, { training: true }).dtype).toBe('float32');
+      expect(F.batchNorm(c, null, null, null, null, { training: true }).dtype).toBe('bfloat16');
+      expect(F.batchNorm(c, torch.zeros([64], { device: 'cuda' }), torch.ones([64], { device: 'cuda' }), torch.ones([64], { device: 'cuda' }), null, { training: true }).dtype).toBe('bfloat16');
       return model.forward(x);
     });
     const loss = torch.crossEntropy(out.float(), t);

@@ -219,5 +219,13 @@
   /* count each, written in place; out is params[0] (the kernels write every parameter through tensors). Math in float32 (float64 for float64). */ \
   X(adamStep, "tensors*", "out", "count:int,lr:double,beta1:double,beta2:double,eps:double,weightDecay:double=0,step:double,amsgrad:bool=false,maximize:bool=false,decoupledWeightDecay:bool=false", "float", "inplace") \
   /* SGD update of many parameters: tensors = params, grads (, momentum_buffers with momentum != 0); firstStep copies the gradient into the buffers */ \
-  X(sgdStep, "tensors*", "out", "count:int,lr:double,momentum:double=0,dampening:double=0,weightDecay:double=0,nesterov:bool=false,maximize:bool=false,firstStep:bool=false", "float", "inplace")
+  X(sgdStep, "tensors*", "out", "count:int,lr:double,momentum:double=0,dampening:double=0,weightDecay:double=0,nesterov:bool=false,maximize:bool=false,firstStep:bool=false", "float", "inplace") \
+  /* batch norm of self [N, C, *] (contiguous; ops/common/batch_norm_kernels.h): out <- (self - mean) * invstd * weight + bias per channel (dim 1); */ \
+  /* training: mean and biased variance of each channel over N and *, runningMean/runningVar (when given) updated in place with momentum (the variance unbiased); */ \
+  /* eval: the running statistics. saveMean, saveInvstd [C] (float64 for float64, else float32) <- the mean and 1 / sqrt(var + eps) used. */ \
+  /* weight, bias, runningMean, runningVar: contiguous [C], self's dtype or float32 for a float16/bfloat16 self (computed in float32) */ \
+  X(batchNormForward, "self,weight?,bias?,runningMean?,runningVar?", "out,saveMean,saveInvstd", "training:bool,momentum:double=0.1,eps:double=1e-5", "float", "") \
+  /* its gradient: gradWeight, gradBias [C] (saveMean's dtype) <- sum of gradOut * (self - saveMean) * saveInvstd and of gradOut per channel; */ \
+  /* gradInput (self's shape, or 0 elements: not computed) <- training: weight * invstd * (gradOut - mean(gradOut) - xhat * mean(gradOut * xhat)); eval: gradOut * weight * invstd */ \
+  X(batchNormBackward, "gradOut,self,weight?,saveMean,saveInvstd", "gradInput,gradWeight,gradBias", "training:bool", "float", "")
 // clang-format on

@@ -1,7 +1,8 @@
 /**
  * gradcheck cases (float64, cpu) of the convolution and pooling family: the
  * rows im2col and col2im directly, and every function made of them
- * (conv2d, convTranspose2d, the pools, interpolate, batchNorm).
+ * (conv2d, convTranspose2d, the pools, interpolate), and batchNorm's
+ * kernel row (training, evaluation).
  * Spread into GRAD_CASES (gradcheck_cases.ts).
  */
 import * as torch from '../../../native/index';
@@ -24,6 +25,11 @@ export const CONV_GRAD_CASES: GradCase[] = [
   { name: 'adaptiveAvgPool2d 5x7 to 3x4', rows: ['gemm'], inputs: [[1, 2, 5, 7]], fn: (x) => F.adaptiveAvgPool2d(x, [3, 4]) },
   { name: 'interpolate bilinear and nearest', rows: ['gemm'], inputs: [[1, 2, 3, 4]],
     fn: (x) => F.interpolate(x, { size: [5, 6], mode: 'bilinear' }).add(F.interpolate(x, { size: [5, 6] })) },
-  { name: 'batchNorm training with weight and bias', rows: ['mean', 'rsqrt'], inputs: [[3, 2, 3, 2], [2], [2]],
+  { name: 'batchNorm training with weight and bias', rows: ['batchNormForward'], inputs: [[3, 2, 3, 2], [2], [2]],
     fn: (x, w, b) => F.batchNorm(x, null, null, w, b, { training: true }) },
+  { name: 'batchNorm training, 2-D input, no affine, running statistics updated', rows: ['batchNormForward'], inputs: [[5, 3]],
+    fn: (x) => F.batchNorm(x, torch.zeros([3], { dtype: 'float64' }), torch.ones([3], { dtype: 'float64' }), null, null, { training: true, momentum: 0.2 }) },
+  { name: 'batchNorm eval (running statistics) with weight and bias, 3-D input', rows: ['batchNormForward'],
+    inputs: [[3, 2, 4], [2], [2]],
+    fn: (x, w, b) => F.batchNorm(x, torch.tensor([0.3, -0.2], { dtype: 'float64' }), torch.tensor([0.7, 1.6], { dtype: 'float64' }), w, b, { eps: 1e-3 }) },
 ];
