@@ -11,7 +11,9 @@
 import { codedError } from '../errors';
 import { DType } from '../dtype';
 import { formatShape, Tensor } from '../tensor';
+import { tidy } from '../scope';
 import { argError, checkTensor, emptyTensor, runOp, sameDevice } from './helpers';
+import { batchNormKernelOn } from './cuda_gates';
 import { checkFloating } from './conv_args';
 
 /** Options of batchNorm (PyTorch's keyword arguments). */
@@ -66,10 +68,49 @@ export function batchNorm(
   if (!training && (!runningMean || !runningVar)) {
     throw codedError('TSGPU_ARG', `${op}: running_mean and running_var must be defined in evaluation mode (training: false)`);
   }
+  if (!batchNormKernelOn(input.device)) return batchNormComposed(input, runningMean, runningVar, weight ?? null, bias ?? null, training, momentum, eps);
   const [out, saveMean, saveInvstd] = batchNormRun(input, weight ?? null, bias ?? null, runningMean, runningVar, training, momentum, eps);
   saveMean.dispose();
   saveInvstd.dispose();
   return out;
+}
+
+/**
+ * batchNorm composed of reductions and elementwise ops (whose rows give backward), in the statistics' dtype
+ * (float32 for 16-bit inputs), the output in the input's dtype: the path of CUDA tensors while the kernels'
+ * CUDA tests have not run on a GPU (cuda_gates.ts).
+ */
+function batchNormComposed(
+  input: Tensor, runningMean: Tensor | null, runningVar: Tensor | null, weight: Tensor | null, bias: Tensor | null,
+  training: boolean, momentum: number, eps: number,
+): Tensor {
+  const c = input.shape[1];
+  const stat = batchNormStatDtype(input.dtype);
+  const dims = [0, ...Array.from({ length: input.ndim - 2 }, (_, i) => i + 2)];
+  const count = input.numel / c;
+  const bshape = input.shape.map((s, i) => (i === 1 ? s : 1));
+  return tidy(() => {
+    const x = input.to(stat);
+    let y: Tensor;
+    if (training) {
+      const mean = x.mean(dims, true);
+      const centred = x.sub(mean);
+      const v = centred.square().mean(dims, true);
+      if (runningMean || runningVar) {
+        const m = mean.detach().view([c]);
+        const unbiased = v.detach().view([c]).mul(count / (count - 1));
+        if (runningMean) runningMean.mul_(1 - momentum).add_(m.to(runningMean.dtype).mul(momentum));
+        if (runningVar) runningVar.mul_(1 - momentum).add_(unbiased.to(runningVar.dtype).mul(momentum));
+      }
+      y = centred.mul(v.add(eps).rsqrt());
+    } else {
+      const mean = (runningMean as Tensor).view(bshape).to(stat);
+      y = x.sub(mean).mul((runningVar as Tensor).view(bshape).to(stat).add(eps).rsqrt());
+    }
+    if (weight) y = y.mul(weight.view(bshape).to(stat));
+    if (bias) y = y.add(bias.view(bshape).to(stat));
+    return y.to(input.dtype);
+  });
 }
 
 /** The dtype the statistics of a batch norm of `dtype` are computed and kept in. */

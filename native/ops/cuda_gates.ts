@@ -25,3 +25,21 @@ export function fusedKernelsOn(device: string): boolean {
 export function setFusedKernelsOnCuda(on: boolean): void {
   fusedOnCuda = on;
 }
+
+/**
+ * The batch norm kernels (batchNormForward / batchNormBackward) on CUDA: written and tested against the CPU
+ * (test/native/cuda_batch_norm.test.ts), but that test has not run on a GPU yet, so CUDA tensors take the
+ * composed path by default (statistics and normalization as separate ops, in float32 for 16-bit inputs).
+ * TSGPU_CUDA_BATCH_NORM=1 in the environment turns the kernels on for CUDA. The CPU always uses them.
+ */
+let batchNormKernelOnCuda = process.env.TSGPU_CUDA_BATCH_NORM === '1';
+
+/** Whether batchNorm on `device` runs the batch norm kernels ("cpu" always; CUDA with TSGPU_CUDA_BATCH_NORM=1). */
+export function batchNormKernelOn(device: string): boolean {
+  return device === 'cpu' || batchNormKernelOnCuda;
+}
+
+/** Turns the batch norm kernels on or off for CUDA tensors in this process (their CUDA tests call it). */
+export function setBatchNormKernelOnCuda(on: boolean): void {
+  batchNormKernelOnCuda = on;
+}

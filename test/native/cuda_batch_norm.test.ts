@@ -14,6 +14,7 @@
 import * as torch from '../../native/index';
 import { batchNormRun } from '../../native/ops/batch_norm';
 import { cudaTest } from '../skip';
+import { setBatchNormKernelOnCuda } from '../../native/ops/cuda_gates';
 
 type T = torch.Tensor;
 const F = torch.nn.functional;
@@ -73,6 +74,10 @@ function compare(what: string, s: BnSetup, tol: number): void {
 }
 
 describe('batchNorm on CUDA against CPU', () => {
+  // The kernels are off on CUDA by default until this file has passed on a GPU (native/ops/cuda_gates.ts).
+  beforeAll(() => setBatchNormKernelOnCuda(true));
+  afterAll(() => setBatchNormKernelOnCuda(false));
+
   cudaTest('training, float32: one block a channel, several blocks a channel, many small channels, 2-D, no affine', () => {
     torch.manualSeed(1);
     compare('[4, 3, 5, 6]', { shape: [4, 3, 5, 6] }, 1e-4);

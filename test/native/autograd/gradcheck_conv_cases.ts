@@ -1,12 +1,14 @@
 /**
  * gradcheck cases (float64, cpu) of the convolution and pooling family: the
  * rows im2col and col2im directly, and every function made of them
- * (conv2d, convTranspose2d, the pools, interpolate), and batchNorm's
- * kernel row (training, evaluation).
+ * (conv2d, convTranspose2d, the pools, interpolate), the convolution ops
+ * that conv2d and convTranspose2d call on cuDNN (here through their cpu
+ * kernels), and batchNorm's kernel row (training, evaluation).
  * Spread into GRAD_CASES (gradcheck_cases.ts).
  */
 import * as torch from '../../../native/index';
 import { im2col, col2im } from '../../../native/ops/conv';
+import { cudnnConvolution, cudnnConvolutionBackwardInput } from '../../../native/ops/cudnn';
 import type { GradCase } from './gradcheck_cases';
 
 const F = torch.nn.functional;
@@ -20,6 +22,10 @@ export const CONV_GRAD_CASES: GradCase[] = [
   { name: "conv2d padding 'same', unbatched", rows: ['im2col', 'gemm'], inputs: [[2, 5, 4], [3, 2, 2, 3]], fn: (x, w) => F.conv2d(x, w, null, { padding: 'same' }) },
   { name: 'convTranspose2d stride 2, outputPadding 1, groups 2', rows: ['col2im', 'gemm'], inputs: [[1, 4, 3, 3], [4, 1, 3, 2], [2]],
     fn: (x, w, b) => F.convTranspose2d(x, w, b, { stride: 2, padding: 1, outputPadding: 1, groups: 2 }) },
+  { name: 'convolution op (stride, padding, dilation, groups)', rows: ['convolution'], inputs: [[2, 4, 6, 5], [4, 2, 3, 2]],
+    fn: (x, w) => cudnnConvolution(x, w, { stride: [2, 1], padding: [1, 1], dilation: [1, 2], groups: 2 }, [3, 5]) },
+  { name: "convolutionBackwardInput op (convTranspose2d's forward)", rows: ['convolutionBackwardInput'], inputs: [[1, 4, 3, 3], [4, 1, 3, 2]],
+    fn: (g, w) => cudnnConvolutionBackwardInput(g, w, { stride: [2, 2], padding: [1, 1], dilation: [1, 1], groups: 2 }, [1, 2, 5, 4]) },
   { name: 'maxPool2d padding, ceilMode', rows: ['im2col', 'maxDim'], inputs: [[1, 2, 5, 6]], fn: (x) => F.maxPool2d(x, 3, { stride: 2, padding: 1, ceilMode: true }) },
   { name: 'avgPool2d without countIncludePad', rows: ['im2col', 'sum'], inputs: [[1, 2, 5, 5]], fn: (x) => F.avgPool2d(x, 3, { stride: 2, padding: 1, countIncludePad: false }) },
   { name: 'adaptiveAvgPool2d 5x7 to 3x4', rows: ['gemm'], inputs: [[1, 2, 5, 7]], fn: (x) => F.adaptiveAvgPool2d(x, [3, 4]) },

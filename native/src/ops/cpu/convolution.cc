@@ -14,6 +14,7 @@
 
 #include "base/errors.h"
 #include "ops/common/dispatch.h"
+#include "runtime/op_registry.h"
 #include "runtime/thread_pool.h"
 
 namespace tsgpu {
