@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,27 @@ bool bind(void* h, const char* symbol, F* out, std::string* missing, const char*
   if (*out == nullptr) *missing += (missing->empty() ? "" : ", ") + std::string(symbol);
   return *out != nullptr;
 }
+
+/**
+ * A library's handles, one per CUDA device, each made on first use by `create()` (called with the
+ * table's lock held, on the thread that asked first). Thread-safe.
+ */
+template <typename H>
+class PerDevice {
+ public:
+  template <typename Create>
+  H get(int device, Create&& create) {
+    std::lock_guard<std::mutex> lk(mutex_);
+    if (device >= static_cast<int>(handles_.size())) handles_.resize(static_cast<size_t>(device) + 1, nullptr);
+    H& h = handles_[static_cast<size_t>(device)];
+    if (h == nullptr) h = create();
+    return h;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<H> handles_;
+};
 
 }  // namespace dl
 }  // namespace tsgpu

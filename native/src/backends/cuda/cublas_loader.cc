@@ -61,8 +61,7 @@ Api load() {
   return a;
 }
 
-std::mutex gHandlesMutex;
-std::vector<Handle> gHandles;
+dl::PerDevice<Handle> gHandles;
 
 }  // namespace
 
@@ -80,16 +79,13 @@ std::string statusText(Status s) {
 Handle handleFor(int device) {
   const Api& a = api();
   if (!a.loaded) throw std::runtime_error(a.whyNot);
-  std::lock_guard<std::mutex> lk(gHandlesMutex);
-  if (device >= static_cast<int>(gHandles.size())) gHandles.resize(static_cast<size_t>(device) + 1, nullptr);
-  if (gHandles[static_cast<size_t>(device)] == nullptr) {
+  return gHandles.get(device, [&]() {
     Handle h = nullptr;
     Status s = a.create(&h);
     if (s != 0) throw std::runtime_error("cublasCreate failed on cuda:" + std::to_string(device) + ": " + statusText(s));
     a.setMathMode(h, kDefaultMath);
-    gHandles[static_cast<size_t>(device)] = h;
-  }
-  return gHandles[static_cast<size_t>(device)];
+    return h;
+  });
 }
 
 }  // namespace cublas
