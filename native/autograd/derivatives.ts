@@ -783,7 +783,16 @@ export const DERIVATIVES: Readonly<Record<string, DerivativeRow>> = {
     },
   },
   convolutionBackwardWeight: {
+    // gradWeight is bilinear in gradOut (input 0) and the forward's input (input 1).
     name: 'ConvolutionBackwardBackward0',
-    notImplemented: 'the second derivative of a cuDNN convolution is not implemented (turn cuDNN off for it: torch.backends.cudnn.enabled = false)',
+    savesInputs: [0, 1],
+    backward: (c) => {
+      const p = cudnnParams(c.attrs);
+      const s = c.shape(0);
+      return [
+        c.needs(0) ? cudnnConvolution(c.tensor(1), c.grad(), p, [s[2], s[3]]) : null,
+        c.needs(1) ? cudnnConvolutionBackwardInput(c.tensor(0), c.grad(), p, c.shape(1)) : null,
+      ];
+    },
   },
 };

@@ -8,7 +8,7 @@
  */
 import * as torch from '../../../native/index';
 import { im2col, col2im } from '../../../native/ops/conv';
-import { cudnnConvolution, cudnnConvolutionBackwardInput } from '../../../native/ops/cudnn';
+import { cudnnConvolution, cudnnConvolutionBackwardInput, cudnnConvolutionBackwardWeight } from '../../../native/ops/cudnn';
 import type { GradCase } from './gradcheck_cases';
 
 const F = torch.nn.functional;
@@ -26,6 +26,8 @@ export const CONV_GRAD_CASES: GradCase[] = [
     fn: (x, w) => cudnnConvolution(x, w, { stride: [2, 1], padding: [1, 1], dilation: [1, 2], groups: 2 }, [3, 5]) },
   { name: "convolutionBackwardInput op (convTranspose2d's forward)", rows: ['convolutionBackwardInput'], inputs: [[1, 4, 3, 3], [4, 1, 3, 2]],
     fn: (g, w) => cudnnConvolutionBackwardInput(g, w, { stride: [2, 2], padding: [1, 1], dilation: [1, 1], groups: 2 }, [1, 2, 5, 4]) },
+  { name: 'convolutionBackwardWeight op (bilinear in gradOut and the input)', rows: ['convolutionBackwardWeight'], inputs: [[1, 4, 3, 3], [1, 2, 5, 4]],
+    fn: (g, x) => cudnnConvolutionBackwardWeight(g, x, { stride: [2, 2], padding: [1, 1], dilation: [1, 1], groups: 2 }, [4, 1, 3, 2]) },
   { name: 'maxPool2d padding, ceilMode', rows: ['im2col', 'maxDim'], inputs: [[1, 2, 5, 6]], fn: (x) => F.maxPool2d(x, 3, { stride: 2, padding: 1, ceilMode: true }) },
   { name: 'avgPool2d without countIncludePad', rows: ['im2col', 'sum'], inputs: [[1, 2, 5, 5]], fn: (x) => F.avgPool2d(x, 3, { stride: 2, padding: 1, countIncludePad: false }) },
   { name: 'adaptiveAvgPool2d 5x7 to 3x4', rows: ['gemm'], inputs: [[1, 2, 5, 7]], fn: (x) => F.adaptiveAvgPool2d(x, [3, 4]) },
