@@ -23,6 +23,9 @@ import { deviceUsage, loadRuntime, setRuntimeCell } from "./runtime";
 import { exitProcess, guardProcess } from "./guard";
 import { RELAY_PENDING } from "./transport/bridge-types";
 
+/** How long an exit without the teardown waits for zeromq to write what the closed sockets still hold (ms). */
+const kQuickExitFlushMs = 250;
+
 export { log };
 
 /** Loads the execution side of a kernel whose transport `boot()` started, and starts serving requests. */
@@ -89,6 +92,9 @@ export async function startKernel(b: Boot): Promise<void> {
       const skipTeardown = transport.zeroCopyFrames > 0;
       debug(skipTeardown ? `exit without teardown: the socket thread sent ${transport.zeroCopyFrames} frame(s) without a copy`
         : "exit through Node's teardown");
+      // Without the teardown nothing waits out the sockets' linger: zeromq's I/O thread may still hold the
+      // shutdown reply when _Exit runs (seen on a loaded machine), so give it that time first.
+      if (skipTeardown) await new Promise((r) => setTimeout(r, kQuickExitFlushMs));
       exitProcess(0, { skipTeardown });
     });
   };
