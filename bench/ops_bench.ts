@@ -26,7 +26,7 @@ import * as torch from '../native/index';
 import { native } from '../native/addon';
 import { runOp } from '../native/ops/dispatch';
 import { emptyTensor } from '../native/tensor';
-import { cpuCases, gpuCases, OpCase } from './ops_cases';
+import { cpuCases, gpuCases, InputKind, OpCase } from './ops_cases';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const T: any = torch;
@@ -87,8 +87,11 @@ function makeOp(c: OpCase, device: string): { run: Runner; inputs: { dispose(): 
     gelu: resolve('nn.functional.gelu', 'gelu'),
     layerNorm: resolve('nn.functional.layerNorm', 'layerNorm'),
   };
-  const xs = c.shapes.map((s) => T.randn(s, opts));
+  const xs = c.shapes.map((s, i) => makeInput(c.inputs?.[i] ?? 'randn', s, opts));
   const [a, b] = xs;
+  const F = T.nn.functional;
+  // Results that are several tensors ({ values, indices }) are disposed together.
+  const both = (r: { values: torch.Tensor; indices: torch.Tensor }) => ({ dispose: () => { r.values.dispose(); r.indices.dispose(); } });
   const table: Record<string, Runner | null> = {
     matmul: fns.matmul && (() => fns.matmul!(a, b) as ReturnType<Runner>),
     bmm: fns.bmm && (() => fns.bmm!(a, b) as ReturnType<Runner>),
@@ -101,6 +104,36 @@ function makeOp(c: OpCase, device: string): { run: Runner; inputs: { dispose(): 
     copy: typeof a.clone === 'function' ? () => a.clone() : null,
     cast_bf16: typeof a.to === 'function' ? () => a.to('bfloat16') : null,
     transpose_contiguous: typeof a.transpose === 'function' ? () => a.transpose(0, 1).contiguous() : null,
+    // The ops of newOpCpuCases (ops_cases.ts), written as a PyTorch user writes them.
+    erf: () => T.erf(a),
+    tan: () => T.tan(a),
+    atan2: () => T.atan2(a, b),
+    hypot: () => T.hypot(a, b),
+    clip: () => T.clip(a, -0.5, 0.5),
+    isnan: () => T.isnan(a),
+    logit: () => T.logit(a),
+    leakyRelu: () => F.leakyRelu(a, 0.01),
+    cumsum: () => T.cumsum(a, 1),
+    cumprod: () => T.cumprod(a, 1),
+    logcumsumexp: () => T.logcumsumexp(a, 1),
+    median: () => both(T.median(a, -1)),
+    topk: () => both(T.topk(a, 8, -1)),
+    sort: () => both(T.sort(a, -1)),
+    unique: () => T.unique(a),
+    flip: () => T.flip(a, [0]),
+    roll: () => T.roll(a, 17, 1),
+    maskedSelect: () => T.maskedSelect(a, b),
+    take: () => T.take(a, b),
+    dot: () => T.dot(a, b),
+    einsum: () => T.einsum('bij,bjk->bik', a, b),
+    cdist: () => T.cdist(a, b),
+    bernoulli: () => T.bernoulli(a),
+    normal: () => T.normal(0, 1, a.shape, opts),
+    multinomial: () => T.multinomial(a, 16),
+    pad_reflect: () => F.pad(a, [2, 2, 2, 2], 'reflect'),
+    groupNorm: () => F.groupNorm(a, 8),
+    oneHot: () => F.oneHot(a, 100),
+    cosineSimilarity: () => F.cosineSimilarity(a, b, 1),
   };
   let run = table[c.op];
   let note: string | undefined;
@@ -116,6 +149,19 @@ function makeOp(c: OpCase, device: string): { run: Runner; inputs: { dispose(): 
     return { missing: `torch.${c.op} is not in this build` };
   }
   return { run, inputs: xs, note };
+}
+
+/** One input of a case, made as its kind says (OpCase.inputs; ops_torch.py makes the same). */
+function makeInput(kind: InputKind, shape: number[], opts: { device: string; dtype: OpCase['dtype'] }): torch.Tensor {
+  if (kind === 'rand') return T.rand(shape, opts);
+  if (kind === 'mask') {
+    const x = T.randn(shape, opts);
+    const m = x.gt(0);
+    x.dispose();
+    return m;
+  }
+  if (kind.startsWith('index:')) return T.randint(0, Number(kind.slice(6)), shape, { device: opts.device, dtype: 'int64' });
+  return T.randn(shape, opts);
 }
 
 /** The native op behind a case when its kernel is registered for the device but no TypeScript function exists yet. */

@@ -14,6 +14,11 @@ export interface OpCase {
   op: string;
   /** Shapes of the inputs (randn, sizes given as an output shape). */
   shapes: number[][];
+  /**
+   * How each input is made, by position (default randn): rand (uniform in [0, 1)), index:K (int64 in
+   * [0, K)), mask (bool, half of it true). Both sides make them the same way.
+   */
+  inputs?: InputKind[];
   dtype: 'float32' | 'float16' | 'bfloat16';
   /** float32 matmul on CUDA with TF32 allowed. */
   tf32?: boolean;
@@ -25,6 +30,9 @@ export interface OpCase {
   /** tsgpu / PyTorch throughput must reach this (latency: tsgpu / PyTorch time must stay below it). */
   target: number;
 }
+
+/** How an input of a case is made (OpCase.inputs). */
+export type InputKind = 'randn' | 'rand' | 'mask' | `index:${number}`;
 
 const M64 = 64 * 1024 * 1024;
 const F32 = 4;
@@ -54,6 +62,53 @@ export function cpuCases(): OpCase[] {
     elementwise('gelu', 2, [[M64]]),
     elementwise('layerNorm', 2, [[rows, 1024]]),
     smallAdd(0.7),
+    ...newOpCpuCases(),
+  ];
+}
+
+/**
+ * The ops added after the first benchmark, on CPU, at the same bar (≥ 0.9× PyTorch's throughput): one or
+ * two of each family (elementwise, scans, order statistics, shape, indexing, linear algebra, random,
+ * nn.functional), about 16M float32 elements each. bench/ops_torch.py runs the same op by name.
+ */
+export function newOpCpuCases(): OpCase[] {
+  const E = 16 * 1024 * 1024;
+  const B = E * F32;
+  const c = (name: string, op: string, shapes: number[][], work: number, inputs?: InputKind[], metric: Metric = 'bytes'): OpCase => ({
+    name, op, shapes, dtype: 'float32', metric, work, iters: 2, target: 0.9, ...(inputs ? { inputs } : {}),
+  });
+  const sq = [4096, 4096];
+  const rows = [16384, 1024];
+  return [
+    c('erf_16M', 'erf', [[E]], 2 * B),
+    c('tan_16M', 'tan', [[E]], 2 * B),
+    c('atan2_16M', 'atan2', [[E], [E]], 3 * B),
+    c('hypot_16M', 'hypot', [[E], [E]], 3 * B),
+    c('clip_16M', 'clip', [[E]], 2 * B),
+    c('isnan_16M', 'isnan', [[E]], B + E),
+    c('logit_16M', 'logit', [[E]], 2 * B, ['rand']),
+    c('leakyRelu_16M', 'leakyRelu', [[E]], 2 * B),
+    c('cumsum_4096x4096', 'cumsum', [sq], 2 * B),
+    c('cumprod_4096x4096', 'cumprod', [sq], 2 * B),
+    c('logcumsumexp_4096x4096', 'logcumsumexp', [sq], 2 * B),
+    c('median_16384x1024', 'median', [rows], B),
+    c('topk8_16384x1024', 'topk', [rows], B),
+    c('sort_16384x1024', 'sort', [rows], 2 * B),
+    c('unique_4M', 'unique', [[4 * 1024 * 1024]], 4 * 1024 * 1024 * 8, ['index:1000']),
+    c('flip_4096x4096', 'flip', [sq], 2 * B),
+    c('roll_4096x4096', 'roll', [sq], 2 * B),
+    c('maskedSelect_16M', 'maskedSelect', [[E], [E]], B + E + B / 2, ['randn', 'mask']),
+    c('take_4M_of_16M', 'take', [[E], [E / 4]], (E / 4) * (8 + 4 + 4), ['randn', `index:${E}`]),
+    c('dot_16M', 'dot', [[E], [E]], 2 * B),
+    c('einsum_bij_bjk_64x256', 'einsum', [[64, 256, 256], [64, 256, 256]], 2 * 64 * 256 ** 3, undefined, 'flops'),
+    c('cdist_2048x64', 'cdist', [[2048, 64], [2048, 64]], 3 * 2048 * 2048 * 64, undefined, 'flops'),
+    c('bernoulli_16M', 'bernoulli', [[E]], 2 * B, ['rand']),
+    c('normal_16M', 'normal', [[E]], B),
+    c('multinomial_4096x1024_16', 'multinomial', [[4096, 1024]], 4096 * 1024 * F32, ['rand']),
+    c('pad_reflect_16x64x128x128', 'pad_reflect', [[16, 64, 128, 128]], 2 * B),
+    c('groupNorm_16x64x128x128', 'groupNorm', [[16, 64, 128, 128]], 2 * B),
+    c('oneHot_65536x100', 'oneHot', [[65536]], 65536 * 100 * 8, ['index:100']),
+    c('cosineSimilarity_65536x256', 'cosineSimilarity', [[65536, 256], [65536, 256]], 2 * B),
   ];
 }
 

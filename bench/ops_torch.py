@@ -19,6 +19,17 @@ import torch.nn.functional as F
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 
 
+def make_input(kind, shape, device, dt):
+    """One input of a case, made as its kind says (OpCase.inputs in ops_cases.ts)."""
+    if kind == "rand":
+        return torch.rand(shape, device=device, dtype=dt)
+    if kind == "mask":
+        return torch.randn(shape, device=device, dtype=dt) > 0
+    if kind.startswith("index:"):
+        return torch.randint(0, int(kind[6:]), shape, device=device, dtype=torch.int64)
+    return torch.randn(shape, device=device, dtype=dt)
+
+
 def make_op(case, device):
     """The inputs of a case and a function that runs its op once (result dropped, as eager code does)."""
     dt = DTYPES[case["dtype"]]
@@ -27,7 +38,8 @@ def make_op(case, device):
     if op == "randn":
         n = shapes[0]
         return lambda: torch.randn(n, device=device, dtype=dt)
-    xs = [torch.randn(s, device=device, dtype=dt) for s in shapes]
+    kinds = case.get("inputs") or []
+    xs = [make_input(kinds[i] if i < len(kinds) else "randn", s, device, dt) for i, s in enumerate(shapes)]
     if device.startswith("cuda") and op == "matmul" and dt == torch.float32:
         torch.backends.cuda.matmul.allow_tf32 = bool(case.get("tf32"))
     a = xs[0]
@@ -44,6 +56,36 @@ def make_op(case, device):
         "gelu": lambda: F.gelu(a),
         "layerNorm": lambda: F.layer_norm(a, [a.shape[-1]]),
         "transpose_contiguous": lambda: a.transpose(0, 1).contiguous(),
+        # The ops of newOpCpuCases (ops_cases.ts).
+        "erf": lambda: torch.erf(a),
+        "tan": lambda: torch.tan(a),
+        "atan2": lambda: torch.atan2(a, b),
+        "hypot": lambda: torch.hypot(a, b),
+        "clip": lambda: torch.clip(a, -0.5, 0.5),
+        "isnan": lambda: torch.isnan(a),
+        "logit": lambda: torch.logit(a),
+        "leakyRelu": lambda: F.leaky_relu(a, 0.01),
+        "cumsum": lambda: torch.cumsum(a, 1),
+        "cumprod": lambda: torch.cumprod(a, 1),
+        "logcumsumexp": lambda: torch.logcumsumexp(a, 1),
+        "median": lambda: torch.median(a, -1),
+        "topk": lambda: torch.topk(a, 8, -1),
+        "sort": lambda: torch.sort(a, -1),
+        "unique": lambda: torch.unique(a),
+        "flip": lambda: torch.flip(a, [0]),
+        "roll": lambda: torch.roll(a, 17, 1),
+        "maskedSelect": lambda: torch.masked_select(a, b),
+        "take": lambda: torch.take(a, b),
+        "dot": lambda: torch.dot(a, b),
+        "einsum": lambda: torch.einsum("bij,bjk->bik", a, b),
+        "cdist": lambda: torch.cdist(a, b),
+        "bernoulli": lambda: torch.bernoulli(a),
+        "normal": lambda: torch.normal(0.0, 1.0, size=tuple(a.shape), device=device, dtype=dt),
+        "multinomial": lambda: torch.multinomial(a, 16),
+        "pad_reflect": lambda: F.pad(a, [2, 2, 2, 2], "reflect"),
+        "groupNorm": lambda: F.group_norm(a, 8),
+        "oneHot": lambda: F.one_hot(a, 100),
+        "cosineSimilarity": lambda: F.cosine_similarity(a, b, 1),
     }
     return table[op]
 

@@ -60,14 +60,14 @@ function splitList(s) {
 
 const TS_TYPES = { double: 'number', int: 'number', bool: 'boolean', string: 'string', ints: 'number | readonly number[]' };
 
-/** The rows of the op list: name, inputs, outputs, attributes (as written), dtypes, inplace. */
+/** The rows of the op list: name, inputs, outputs, attributes (as written), dtypes, inplace, cpuOnly. */
 function opRows() {
   const text = fs.readFileSync(path.join(root, 'native/src/runtime/op_list.h'), 'utf8');
   const body = macroBody(text, 'TSGPU_FOR_EACH_OP').replace(/\/\*[\s\S]*?\*\//g, '');
   const ops = [];
   const re = /X\(\s*(\w+)\s*,\s*"([^"]*)"\s*,\s*"([^"]*)"\s*,\s*"([^"]*)"\s*,\s*"([^"]*)"\s*,\s*"([^"]*)"\s*\)/g;
   for (const m of body.matchAll(re)) {
-    ops.push({ name: m[1], inputs: splitList(m[2]), outputs: splitList(m[3]), attrs: splitList(m[4]), dtypes: m[5], inplace: m[6].includes('inplace') });
+    ops.push({ name: m[1], inputs: splitList(m[2]), outputs: splitList(m[3]), attrs: splitList(m[4]), dtypes: m[5], inplace: m[6].includes('inplace'), cpuOnly: m[6].split(/\s+/).includes('cpuonly') });
   }
   if (ops.length === 0) throw new Error('no ops parsed from op_list.h');
   return ops;
@@ -95,6 +95,8 @@ function opList(ops) {
     out += `  { name: '${op.name}', inputs: ${q(op.inputs)}, outputs: ${q(op.outputs)}, attrs: ${q(op.attrs)}, dtypes: '${op.dtypes}', inplace: ${op.inplace} },\n`;
   }
   out += `];\n`;
+  out += `\n/** The ops with no CUDA kernel by design (flag "cpuonly"): their TypeScript functions take another path on CUDA. */\n`;
+  out += `export const CPU_ONLY_OPS: readonly OpName[] = ${q(ops.filter((o) => o.cpuOnly).map((o) => o.name))};\n`;
   return out + plainUnaryTable(ops) + plainBinaryTable(ops);
 }
 

@@ -29,6 +29,7 @@ const HAND_WRITTEN = {
   round: 'native/ops/math.ts: the decimals option scales around the kernel',
   logicalNot: 'native/ops/math.ts: the result is bool whatever the input\'s dtype',
   bitwiseNot: 'native/ops/math_functions.ts: floating inputs are refused with PyTorch\'s message',
+  nonzero: 'native/ops/indexing.ts: the output is [count, ndim] coordinates, sized from a count made first',
 };
 
 /** PyTorch's other names of generated ops (a function and a method each, no in-place form). */

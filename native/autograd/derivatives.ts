@@ -373,6 +373,10 @@ export const DERIVATIVES: Readonly<Record<string, DerivativeRow>> = {
     const bx = x.mul(beta);
     return where(bx.gt(threshold), c.grad(), c.grad().mul(bx.sigmoid()));
   }, { inputs: [0] }),
+  leakyRelu: unary('LeakyReluBackward0', (c) => {
+    const slope = (c.attrs.negativeSlope as number) ?? 0.01;
+    return where(c.tensor(0).gt(0), c.grad(), c.grad().mul(slope));
+  }, { inputs: [0] }),
   neg: unary('NegBackward0', (c) => c.grad().neg(), {}),
   abs: unary('AbsBackward0', (c) => c.grad().mul(c.tensor(0).sign()), { inputs: [0] }),
   sign: { name: 'SignBackward0', backward: zeroGrad },
@@ -601,6 +605,7 @@ export const DERIVATIVES: Readonly<Record<string, DerivativeRow>> = {
   },
   argmax: nondiff('ArgmaxBackward0'),
   argmin: nondiff('ArgminBackward0'),
+  nonzero: nondiff('NonzeroBackward0'),
   maxDim: { name: 'MaxBackward0', savesOutputs: [1], backward: (c) => valuesBackward(c, c.attrs.dim as number) },
   minDim: { name: 'MinBackward0', savesOutputs: [1], backward: (c) => valuesBackward(c, c.attrs.dim as number) },
   softmax: {
@@ -661,6 +666,9 @@ export const DERIVATIVES: Readonly<Record<string, DerivativeRow>> = {
   },
   batchNormBackward: { name: 'NativeBatchNormBackwardBackward0', notImplemented: FUSED_GRAD_ONLY },
   sort: { name: 'SortBackward0', savesOutputs: [1], backward: (c) => valuesBackward(c, c.attrs.dim as number) },
+  kthvalue: { name: 'KthvalueBackward0', savesOutputs: [1], backward: (c) => valuesBackward(c, c.attrs.dim as number) },
+  medianDim: { name: 'MedianBackward1', savesOutputs: [1], backward: (c) => valuesBackward(c, c.attrs.dim as number) },
+  nanmedianDim: { name: 'NanmedianBackward1', savesOutputs: [1], backward: (c) => valuesBackward(c, c.attrs.dim as number) },
   cumprod: {
     name: 'CumprodBackward0',
     savesInputs: [0],

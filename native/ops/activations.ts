@@ -10,7 +10,8 @@
 import { shapeError, codedError } from '../errors';
 import { formatShape, Tensor } from '../tensor';
 import { tidy } from '../scope';
-import { argError, checkTensor } from './helpers';
+import { isFloatingPoint } from '../dtype';
+import { argError, checkTensor, elementwise } from './helpers';
 import { where } from './math';
 import { softmax } from './reduce';
 
@@ -30,10 +31,13 @@ function num(op: string, name: string, v: unknown): number {
   return v as number;
 }
 
-/** x where x > 0, else negativeSlope * x (default slope 0.01). */
+/** x where x > 0, else negativeSlope * x (default slope 0.01): one pass of its own op on floating tensors. */
 export function leakyRelu(x: Tensor, negativeSlope = 0.01, inplace = false): Tensor {
   const s = num('leakyRelu', 'negativeSlope', negativeSlope);
-  return result('leakyRelu', x, inplace, () => where(x.gt(0), x, x.mul(s)));
+  checkTensor('leakyRelu', 'input', x);
+  if (typeof inplace !== 'boolean') argError('leakyRelu', 'a boolean', 'inplace', inplace);
+  if (!isFloatingPoint(x.dtype)) return result('leakyRelu', x, inplace, () => where(x.gt(0), x, x.mul(s)));
+  return elementwise('leakyRelu', [x], { attrs: { negativeSlope: s }, out: inplace ? x : undefined });
 }
 
 /** x where x > 0, else alpha * (exp(x) - 1) (default alpha 1). */

@@ -20,6 +20,7 @@ import { formatShape, Tensor, viewOf } from '../tensor';
 import { arange, zeros } from './creation';
 import { argError, broadcastShapesFor, castTo, checkTensor, emptyTensor, runInto, runOp } from './helpers';
 import { unsqueeze } from './views';
+import { tidy } from '../scope';
 import { select, slice } from './slices';
 import { advancedIndexing, IndexItem, parseSlice } from './basic_index';
 
@@ -158,10 +159,12 @@ function offsets(op: string, p: Plan): { shape: number[]; offsets: Tensor } {
     for (let k = 0; k < p.indices.length; k++) {
       const idx = p.indices[k];
       const size = v.shape[p.dims[k]];
-      checkBounds(op, idx, size, p.dims[k]);
-      const wrapped = size > 0 ? idx.remainder(size) : idx.clone();
-      const scaled = wrapped.mul(v.rawStrides[p.dims[k]]);
-      made.push(wrapped, scaled);
+      const least = checkBounds(op, idx, size, p.dims[k]);
+      // Negative indices wrap (known on cpu, assumed on cuda); a unit stride needs no product.
+      const wrapped = size > 0 && least < 0 ? idx.remainder(size) : idx;
+      const stride = v.rawStrides[p.dims[k]];
+      const scaled = stride === 1 ? wrapped : wrapped.mul(stride);
+      for (const x of [wrapped, scaled]) if (x !== idx && !made.includes(x)) made.push(x);
       const next: Tensor = sum === null ? scaled : sum.add(scaled);
       if (sum !== null) made.push(next);
       sum = next;
@@ -190,16 +193,22 @@ function offsets(op: string, p: Plan): { shape: number[]; offsets: Tensor } {
 }
 
 /**
- * On cpu, every index in [-size, size) (PyTorch's IndexError otherwise). On
- * cuda the values are not read back (that would wait for the device).
+ * On cpu, every index in [-size, size) (PyTorch's IndexError, naming the first one outside, otherwise), and
+ * returns the least index (by two reductions; the values are read only to name the bad one). On cuda the
+ * values are not read back (that would wait for the device): returns -1, as if some index were negative.
  */
-function checkBounds(op: string, idx: Tensor, size: number, dim: number): void {
-  if (idx.device !== 'cpu' || idx.numel === 0) return;
-  const values = idx.toArray() as BigInt64Array;
+function checkBounds(op: string, idx: Tensor, size: number, dim: number): number {
+  if (idx.device !== 'cpu') return -1;
+  if (idx.numel === 0) return 0;
+  const least = Number(tidy(() => idx.amin().item()));
+  const most = Number(tidy(() => idx.amax().item()));
+  if (least >= -size && most < size) return least;
+  const values = idx.contiguous().toArray() as BigInt64Array;
   for (let i = 0; i < values.length; i++) {
     const x = Number(values[i]);
     if (x < -size || x >= size) throw codedError('TSGPU_ARG', `index ${x} is out of bounds for dimension ${dim} with size ${size}`);
   }
+  return least;
 }
 
 /** A 1-D view of the storage that `v` spans, from v's first element (every offset of v is inside it). */

@@ -11,6 +11,7 @@ import { arange, fromBuffer, zeros } from './creation';
 import { argError, broadcastShapesFor, castTo, checkTensor, emptyTensor, runInto, runOp, sameDevice } from './helpers';
 import { ge, le } from '../generated/binary_ops';
 import { where } from './math';
+import { tidy } from '../scope';
 import { hasInternalOverlap } from './overlap';
 
 /** Concatenates tensors along an existing dim (dtypes promote; 1-D empty tensors are skipped, as PyTorch). */
@@ -234,25 +235,19 @@ export function nonzero(t: Tensor, opts?: NonzeroOptions): Tensor | Tensor[] {
   return parts;
 }
 
+/** [count, ndim] int64: the op counts first (self != 0), then writes the coordinates; on cuda through a host copy. */
 function nonzeroCoords(t: Tensor): Tensor {
-  const values = t.toArray() as ArrayLike<number | bigint | boolean>;
-  const nd = t.ndim;
-  const coords: bigint[] = [];
-  const idx = new Array<number>(nd).fill(0);
-  for (let i = 0; i < values.length; i++) {
-    if (Number(values[i]) !== 0) for (let d = 0; d < nd; d++) coords.push(BigInt(idx[d]));
-    for (let d = nd - 1; d >= 0; d--) {
-      if (++idx[d] < t.shape[d]) break;
-      idx[d] = 0;
-    }
+  if (t.device !== 'cpu') {
+    const coords = tidy(() => nonzeroCoords(t.to('cpu')).to(t.device));
+    return coords;
   }
-  // A 0-dim tensor has one element and no coordinates: [1, 0] when it is nonzero.
-  const count = nd === 0 ? (Number(values[0]) !== 0 ? 1 : 0) : coords.length / nd;
-  const host = fromBuffer(BigInt64Array.from(coords), { dtype: 'int64', shape: [count, nd] });
-  if (t.device === 'cpu') return host;
-  const moved = host.to(t.device);
-  host.dispose();
-  return moved;
+  return tidy(() => {
+    const x = t.isContiguous() ? t : t.contiguous();
+    const count = Number(x.ne(0).sum().item());
+    const out = emptyTensor([count, t.ndim], 'int64', 'cpu');
+    runOp('nonzero', [out], [x]);
+    return out;
+  });
 }
 
 declare module '../tensor' {

@@ -3,13 +3,15 @@
  * last) and gather: median, nanmedian, kthvalue, mode, quantile and
  * nanquantile. Each works on CPU and CUDA alike and is differentiable through
  * the ops it is made of (the gradient goes to the element a value came from).
+ * On CPU, kthvalue and the medians along a dim are one op each (one
+ * nth_element a row: the element and index the stable sort would give).
  */
 import { codedError } from '../errors';
 import { formatShape, Tensor } from '../tensor';
 import { tidy } from '../scope';
 import { isFloatingPoint } from '../dtype';
 import { arange, full, tensor, zeros } from './creation';
-import { argError, checkTensor } from './helpers';
+import { argError, checkTensor, emptyTensor, runOp } from './helpers';
 import { cat } from './indexing';
 import { where } from './math';
 import { ValuesIndices } from './reduce';
@@ -40,6 +42,19 @@ function pick(t: Tensor, d: number, pos: Tensor, keepdim: boolean, ndim0: boolea
   return keepdim ? { values: v, indices: i } : { values: v.squeeze(d), indices: i.squeeze(d) };
 }
 
+/** pick's result from the selection op of a CPU tensor (not bool, which no sort takes); null elsewhere. */
+function selectOnCpu(op: 'kthvalue' | 'medianDim' | 'nanmedianDim', x: Tensor, d: number, keepdim: boolean, ndim0: boolean,
+  k = 1): ValuesIndices | null {
+  if (x.device !== 'cpu' || x.dtype === 'bool') return null;
+  const shape = x.shape.slice();
+  shape[d] = 1;
+  const v = emptyTensor(shape, x.dtype, 'cpu');
+  const i = emptyTensor(shape, 'int64', 'cpu');
+  runOp(op, [v, i], [x], op === 'kthvalue' ? { dim: d, k } : { dim: d });
+  if (ndim0) return { values: v.reshape([]), indices: i.reshape([]) };
+  return keepdim ? { values: v, indices: i } : { values: v.squeeze(d), indices: i.squeeze(d) };
+}
+
 /** How many elements of each row along d are not NaN (keepdim shape, int64). */
 const presentCount = (t: Tensor, d: number): Tensor => t.eq(t).sum(d, true);
 
@@ -63,6 +78,8 @@ function medianOf(op: 'median' | 'nanmedian', t: Tensor, dim: number | undefined
   checkNonEmpty(op, t, d);
   return tidy(() => {
     const x = atLeast1d(t);
+    const selected = selectOnCpu(op === 'median' ? 'medianDim' : 'nanmedianDim', x, d, keepdim, t.ndim === 0);
+    if (selected) return selected;
     const n = x.shape[d];
     const count = presentCount(x, d);
     // median: the lower middle, or the first NaN of a row that has one; nanmedian: the lower middle of the
@@ -101,6 +118,8 @@ export function kthvalue(t: Tensor, k: number, dim = -1, keepdim = false): Value
   if (k < 1 || k > n) throw codedError('TSGPU_ARG', `kthvalue(): selected number k out of range for dimension ${d}`);
   return tidy(() => {
     const x = atLeast1d(t);
+    const selected = selectOnCpu('kthvalue', x, d, keepdim, t.ndim === 0, k);
+    if (selected) return selected;
     const shape = x.shape.slice();
     shape[d] = 1;
     const pos = tensor([k - 1], { dtype: 'int64', device: t.device }).reshape(shape.map(() => 1)).expand(shape).contiguous();

@@ -32,12 +32,15 @@ export type UniqueResult = Tensor | Tensor[];
  * unique or uniqueConsecutive of rows [n, m] (or of a 1-D tensor: m absent): the keep mask of
  * the first row of each run, the run number of every row, and the order the rows were read in.
  */
-function runsOf(rows: Tensor, sort: boolean): { order: Tensor | null; sortedRows: Tensor; first: Tensor; group: Tensor } {
+function runsOf(rows: Tensor, sort: boolean): { order: Tensor | null; sortedRows: Tensor; first: Tensor; group: () => Tensor } {
   const n = rows.shape[0];
   let order: Tensor | null = null;
+  let sortedRows: Tensor | null = null;
   if (sort) {
     if (rows.ndim === 1) {
-      order = rows.sort(0).indices;
+      const s = rows.sort(0);
+      order = s.indices;
+      sortedRows = s.values;
     } else {
       // Lexicographic order of the rows: stable sorts by each column, the last column first.
       order = arange(n, { device: rows.device });
@@ -47,7 +50,7 @@ function runsOf(rows: Tensor, sort: boolean): { order: Tensor | null; sortedRows
       }
     }
   }
-  const sortedRows = order ? rows.indexSelect(0, order) : rows;
+  sortedRows ??= order ? rows.indexSelect(0, order) : rows;
   const head = tensor([true], { device: rows.device });
   let differs: Tensor;
   if (n <= 1) differs = head.narrow(0, 0, n);
@@ -56,7 +59,8 @@ function runsOf(rows: Tensor, sort: boolean): { order: Tensor | null; sortedRows
     if (ne.ndim > 1) ne = ne.any(1);
     differs = cat([head, ne], 0);
   }
-  const group = differs.cumsum(0).sub(1);
+  // Each row's run (only returnInverse needs it).
+  const group = () => differs.cumsum(0).sub(1);
   return { order, sortedRows, first: differs, group };
 }
 
@@ -77,7 +81,7 @@ function uniqueOf(op: 'unique' | 'uniqueConsecutive', t: Tensor, opts: UniqueOpt
     if (d !== null) values = values.reshape([values.shape[0], ...x.shape.slice(1)]).movedim(0, t.ndim === 0 ? 0 : d);
     const out: Tensor[] = [values];
     if (opts.returnInverse) {
-      const inv = order ? zeros([n], { dtype: 'int64', device: t.device }).scatter(0, order, group) : group;
+      const inv = order ? zeros([n], { dtype: 'int64', device: t.device }).scatter(0, order, group()) : group();
       out.push(d === null ? inv.reshape(t.shape as number[]) : inv);
     }
     if (opts.returnCounts) {

@@ -14,6 +14,8 @@ const a = torch.randn(3, 4);
 const b = torch.randn(3, 4);
 const v = torch.randn(4);
 const w = torch.randn(4);
+const longV = torch.randn(100000);
+const longW = torch.randn(100000);
 const x = torch.randn(2, 3, 4);
 const ints = torch.randint(-5, 5, [3, 4]);
 const nanny = torch.tensor([[1, NaN, 3], [NaN, NaN, 6]], { dtype: 'float32' });
@@ -41,6 +43,12 @@ const shape: RefCase[] = [
 
 const products: RefCase[] = [
   { name: 'dot', inputs: { v, w }, torch: 'torch.dot(v, w)', run: ({ v, w }) => torch.dot(v, w) },
+  { name: 'dot and vector-vector matmul of 100,000 elements, and a batch of them', inputs: { lv: longV, lw: longW },
+    torch: '(torch.dot(lv, lw), lv @ lw, torch.bmm(lv.reshape(4, 1, 25000), lw.reshape(4, 25000, 1)), torch.dot(lv[::2], lw[::2]))',
+    run: ({ lv, lw }) => [torch.dot(lv, lw), lv.matmul(lw), torch.bmm(lv.reshape([4, 1, 25000]), lw.reshape([4, 25000, 1])), torch.dot(lv.slice(0, 0, undefined, 2), lw.slice(0, 0, undefined, 2))],
+    // Both sides round float32 partial sums (in different orders) of 100,000 products whose magnitudes add
+    // to about 80,000: a few float ulps of that is the comparison's scale.
+    atol: 80000 * 6e-8 * 4 },
   { name: 'dot of int64', inputs: { ints }, torch: 'ints[0].dot(ints[1])', run: ({ ints }) => ints.select(0, 0).dot(ints.select(0, 1)) },
   { name: 'vdot', inputs: { v, w }, torch: 'torch.vdot(v, w)', run: ({ v, w }) => torch.vdot(v, w) },
   { name: 'dot of 2-D is refused', inputs: { a }, torch: 'torch.dot(a, a)', run: ({ a }) => torch.dot(a, a), error: /1D/ },

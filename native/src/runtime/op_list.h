@@ -33,6 +33,9 @@
 //             for kernels that read nothing but the call, launch on its
 //             stream and neither allocate, draw random numbers, read device
 //             memory on the host nor synchronize.
+//             "cpuonly": no CUDA kernel, by design; the TypeScript function takes
+//             another path for a CUDA tensor (the line's comment says which).
+//             tensor.test.ts checks that every other op has one.
 //
 // What the binding guarantees before a kernel runs: every tensor input and
 // output is on the call's device (a number input is on the host, see
@@ -227,5 +230,14 @@
   X(batchNormForward, "self,weight?,bias?,runningMean?,runningVar?", "out,saveMean,saveInvstd", "training:bool,momentum:double=0.1,eps:double=1e-5", "float", "") \
   /* its gradient: gradWeight, gradBias [C] (saveMean's dtype) <- sum of gradOut * (self - saveMean) * saveInvstd and of gradOut per channel; */ \
   /* gradInput (self's shape, or 0 elements: not computed) <- training: weight * invstd * (gradOut - mean(gradOut) - xhat * mean(gradOut * xhat)); eval: gradOut * weight * invstd */ \
-  X(batchNormBackward, "gradOut,self,weight?,saveMean,saveInvstd", "gradInput,gradWeight,gradBias", "training:bool", "float", "")
+  X(batchNormBackward, "gradOut,self,weight?,saveMean,saveInvstd", "gradInput,gradWeight,gradBias", "training:bool", "float", "") \
+  /* out [count, ndim] (int64) <- the coordinates of the nonzero elements of contiguous self, row-major order (count: from self.ne(0).sum(); cpu only: cuda runs it on a host copy) */ \
+  X(nonzero, "self", "out", "", "all", "cpuonly") \
+  /* out <- self where self > 0, else negativeSlope * self (NaN stays NaN) */ \
+  X(leakyRelu, "self", "out", "negativeSlope:double=0.01", "float", "inplace queued") \
+  /* values, indices (int64; self's shape, size 1 along dim) <- per row along dim the element a stable sort (NaN largest) puts at one position: kthvalue the k-th (k from 1), */ \
+  /* medianDim the lower middle or the row's first NaN, nanmedianDim the lower middle of the elements that are not NaN (cpu only: the TypeScript functions sort on cuda) */ \
+  X(kthvalue,  "self",          "values,indices", "dim:int,k:int",     "numeric", "cpuonly") \
+  X(medianDim, "self",          "values,indices", "dim:int",           "numeric", "cpuonly") \
+  X(nanmedianDim, "self",       "values,indices", "dim:int",           "numeric", "cpuonly")
 // clang-format on

@@ -31,7 +31,7 @@ export const FAMILIES: Readonly<Record<string, readonly string[]>> = {
   elementwise: [
     'copy', 'add', 'sub', 'mul', 'div', 'pow', 'remainder', 'fmod', 'maximum', 'minimum', 'where', 'clamp', 'lerp', 'addcmul', 'addcdiv',
     'exp', 'expm1', 'log', 'log1p', 'log2', 'log10', 'exp2', 'sqrt', 'rsqrt', 'reciprocal', 'sin', 'cos', 'tan', 'tanh', 'sigmoid', 'silu',
-    'gelu', 'softplus', 'neg', 'abs', 'sign', 'relu', 'floor', 'ceil', 'round', 'trunc', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'asinh',
+    'gelu', 'softplus', 'leakyRelu', 'neg', 'abs', 'sign', 'relu', 'floor', 'ceil', 'round', 'trunc', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'asinh',
     'acosh', 'atanh', 'erf', 'erfc', 'erfinv', 'atan2', 'hypot', 'copysign',
   ],
   reduction: [
@@ -137,7 +137,7 @@ export const DOUBLE_CASES: DoubleCase[] = [
     ts: ({ m, x, y }) => torch.mv(m, x).mul(torch.dot(x, x)).add(torch.outer(y, x).matmul(x)), py: 'torch.mv(m, x) * torch.dot(x, x) + torch.outer(y, x) @ x' },
   two('einsum', ['gemm'], r(2, 3, 4), r(2, 4, 5), (a, b) => torch.einsum('bij,bjk->bik', a, b).exp(), "torch.einsum('bij,bjk->bik', a, b).exp()"),
   // ---- functions composed in TypeScript from those ops
-  one('leakyRelu, elu, mish, logsigmoid', [], off(6), (a) => torch.nn.functional.leakyRelu(a, 0.2).mul(torch.nn.functional.elu(a)).add(torch.nn.functional.mish(a)).add(torch.nn.functional.logsigmoid(a)),
+  one('leakyRelu, elu, mish, logsigmoid', ['leakyRelu'], off(6), (a) => torch.nn.functional.leakyRelu(a, 0.2).mul(torch.nn.functional.elu(a)).add(torch.nn.functional.mish(a)).add(torch.nn.functional.logsigmoid(a)),
     'F.leaky_relu(a, 0.2) * F.elu(a) + F.mish(a) + F.logsigmoid(a)'),
   one('glu and softmin', [], r(3, 4), (a) => torch.nn.functional.glu(a, -1).sum(1).add(torch.nn.functional.softmin(a, 1).mul(a).sum(1)), 'F.glu(a, -1).sum(1) + (F.softmin(a, 1) * a).sum(1)'),
   two('normalize, cosineSimilarity, pairwiseDistance', [], r(3, 4), r(3, 4),

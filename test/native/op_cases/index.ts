@@ -33,6 +33,11 @@ const target = torch.randint(0, 7, [6]);
 const withIgnored = torch.tensor([1, -100, 3, 0, -100, 6], { dtype: 'int64' });
 const pred = torch.randn([5, 4]);
 const goal = torch.randn([5, 4]);
+/** 300,000 elements (several of nonzero's chunks), about a tenth nonzero, some of them NaN. */
+const bigSparse = torch.tidy(() => {
+  const r = torch.randn([50, 60, 100]);
+  return torch.where(r.abs().gt(1.6), r, 0).maskedFill(r.gt(2.8), NaN);
+});
 
 const joining: RefCase[] = [
   { name: 'cat dim 0', inputs: { a, b }, torch: 'torch.cat([a, b])', run: ({ a, b }) => torch.cat([a, b]) },
@@ -59,6 +64,15 @@ const indexing: RefCase[] = [
   { name: 'triu diagonal 1', inputs: { sq }, torch: 'sq.triu(1)', run: ({ sq }) => sq.triu(1) },
   { name: 'tril of a wide matrix', inputs: { c }, torch: 'c.tril(-1)', run: ({ c }) => torch.tril(c, -1) },
   { name: 'nonzero', inputs: { mask }, torch: 'mask.nonzero()', run: ({ mask }) => mask.nonzero() },
+  { name: 'nonzero over many chunks of a 3-D float tensor with NaN, and of a transpose', inputs: { big: bigSparse },
+    torch: '(big.nonzero(), big.transpose(0, 2).nonzero(), big.nonzero(as_tuple=True)[1])',
+    run: ({ big }) => [big.nonzero(), big.transpose(0, 2).nonzero(), big.nonzero({ asTuple: true })[1]] },
+  { name: 'nonzero of int32, bfloat16, bool and 0-dim tensors', inputs: { i32, mask },
+    torch: '(i32.nonzero(), i32.bfloat16().nonzero(), mask.nonzero(as_tuple=True)[0], torch.tensor(3).nonzero(), torch.tensor(0.0).nonzero(), torch.zeros(0, 3).nonzero())',
+    run: ({ i32, mask }) => [i32.nonzero(), i32.bfloat16().nonzero(), mask.nonzero({ asTuple: true })[0], torch.tensor(3).nonzero(), torch.tensor(0).float().nonzero(), torch.zeros([0, 3]).nonzero()] },
+  { name: 'a boolean mask index and maskedSelect over many chunks', inputs: { big: bigSparse },
+    torch: '(big[big > 0.5], torch.masked_select(big, big < -1.0))',
+    run: ({ big }) => [big.index(big.gt(0.5)), torch.maskedSelect(big, big.lt(-1))] },
 ];
 
 /** Values of a dtype for the scatter reductions: small integers (products stay in range), normals for floats. */

@@ -21,6 +21,10 @@ const nans = torch.randn([4, 5]);
 nans.index(0, 2).fill_(NaN);
 nans.index(2).narrow(0, 1, 4).fill_(NaN);
 nans.index(3).fill_(NaN);
+// Rows of 1,501 (row 1 with two NaN, row 4 with all but three NaN).
+const longRows = torch.randn([6, 1501]);
+longRows.index(1).narrow(0, 100, 2).fill_(NaN);
+longRows.index(4).narrow(0, 3, 1498).fill_(NaN);
 // Repeated small integers for mode (rows of at most 16, where PyTorch's index is the last occurrence).
 const reps = torch.randint(0, 4, [6, 9]);
 const repsF = reps.float().sub(1.5);
@@ -47,6 +51,10 @@ const cases: RefCase[] = [
   { name: 'nanmedian without NaN is median', inputs: { x }, torch: 'tuple(torch.nanmedian(x, 0, keepdim=True))', run: ({ x }) => vi(torch.nanmedian(x, 0, true)) },
   { name: 'kthvalue along the last dim', inputs: { x }, torch: 'tuple(x.kthvalue(3))', run: ({ x }) => vi(x.kthvalue(3)) },
   { name: 'kthvalue along dim 0 with keepdim', inputs: { x3 }, torch: 'tuple(torch.kthvalue(x3, 2, 0, True))', run: ({ x3 }) => vi(torch.kthvalue(x3, 2, 0, true)) },
+  { name: 'median, nanmedian and kthvalue of long rows with ties and NaN (selection on cpu), bfloat16 and int32', inputs: { long: longRows },
+    // With ties (rounded values, bfloat16, NaN) only the values: PyTorch does not say which of equal elements' index it gives.
+    torch: '(*long.median(1), *long.nanmedian(1), *long[:4].kthvalue(700, 1), long.round().median(0).values, long.bfloat16().median(1).values, long.nan_to_num(0.0).round().int().kthvalue(3, 1).values)',
+    run: ({ long }) => [...vi(long.median(1)), ...vi(long.nanmedian(1)), ...vi(long.narrow(0, 0, 4).kthvalue(700, 1)), long.round().median(0).values, long.bfloat16().median(1).values, long.nanToNum({ nan: 0 }).round().int().kthvalue(3, 1).values] },
   { name: 'kthvalue k = the dim size', inputs: { ints }, torch: 'tuple(ints.kthvalue(6, 1))', run: ({ ints }) => vi(ints.kthvalue(6, 1)) },
   { name: 'kthvalue with NaN (largest)', inputs: { nans }, torch: 'tuple(nans.kthvalue(5, 1))', run: ({ nans }) => vi(nans.kthvalue(5, 1)) },
   { name: 'kthvalue k out of range', inputs: { x }, torch: 'x.kthvalue(8)', run: ({ x }) => vi(x.kthvalue(8)), error: /kthvalue\(\): selected number k out of range for dimension 1/ },

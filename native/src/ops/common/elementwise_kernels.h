@@ -72,6 +72,17 @@ void softplusKernel(OpCall& call) {
   });
 }
 
+template <typename E>
+void leakyReluKernel(OpCall& call) {
+  const double slope = call.attrDouble("negativeSlope");
+  dispatchDtype<kFloatDtypes>(call.in(0).dtype, call.name(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    fn::LeakyRelu<OpMathType<T>> f;
+    f.negativeSlope = static_cast<OpMathType<T>>(slope);
+    E::template run<T, T>(call, call.out(0), {&call.in(0)}, f);
+  });
+}
+
 /**
  * Two-input op with result type R (T itself or bool): either input may be a
  * number, which travels bound into the functor. T is the compute dtype.
@@ -234,7 +245,8 @@ void addcKernel(OpCall& call) {
   X(trunc, (unaryKernel<E, kNumericDtypes, fn::Trunc>))                               \
   X(logicalNot, (logicalNotKernel<E>))                                                \
   X(gelu, (geluKernel<E>))                                                            \
-  X(softplus, (softplusKernel<E>))
+  X(softplus, (softplusKernel<E>))                                                    \
+  X(leakyRelu, (leakyReluKernel<E>))
 
 #define TSGPU_BINARY_KERNELS(X, E)                                                    \
   X(add, (alphaKernel<E, fn::Add>))                                                   \

@@ -108,22 +108,22 @@ TSGPU_HD void sincos2pi(float u, float* s, float* c) {
   *c = ((quadrant + 1u) & 2u) != 0 ? -cv : cv;
 }
 
-/**
- * 1 + erf(z), accurate in relative terms also where erf(z) is near -1:
- * 1 + z P(z^2) on [-1/2, 1], and outside it erfc(|z|) = exp(-z^2 + Q(|z|))
- * (Q fitted on [1/2, 4.5]; erfc is taken as 0 beyond 4.5, where it is below 2e-10).
- */
-TSGPU_HD float onePlusErf(float z) {
-  const float az = absf(z);
-  const float z2 = z * z;
+/** erf(z) / z on |z| <= 1, a polynomial in z^2 (the value at 0 is 2 / sqrt(pi)). */
+TSGPU_HD float erfOverZ(float z2) {
   float pa = -5.66799542867e-4f;
   pa = pa * z2 + 4.92742005736e-3f;
   pa = pa * z2 + -2.67208945006e-2f;
   pa = pa * z2 + 1.12805791199e-1f;
   pa = pa * z2 + -3.76123905182e-1f;
-  pa = pa * z2 + 1.12837910652f;
-  const float inner = 1.0f + z * pa;
-  float b = az < 0.5f ? 0.5f : az;
+  return pa * z2 + 1.12837910652f;
+}
+
+/**
+ * erfc(a) for a >= 0: exp(-a^2 + Q(a)) with Q fitted on [1/2, 4.5] (a below 1/2 is taken as 1/2, which
+ * the callers do not use), and 0 beyond 4.5, where erfc is below 2e-10. NaN stays NaN.
+ */
+TSGPU_HD float erfcOuter(float a) {
+  float b = a < 0.5f ? 0.5f : a;
   b = b > 4.5f ? 4.5f : b;
   // b^2 = hi + lo exactly: hi from b's leading 12 bits.
   const float bh = detail::bitsFloat(detail::floatBits(b) & 0xfffff000u);
@@ -141,12 +141,70 @@ TSGPU_HD float onePlusErf(float z) {
   q = q * t + 5.61060681939e-2f;
   q = q * t + -3.52680504322e-1f;
   q = q * t + -1.55681526661f;
-  float erfc = expParts(-hi, q - lo);
-  erfc = az > 4.5f ? 0.0f : erfc;
+  const float erfc = expParts(-hi, q - lo);
+  return a > 4.5f ? 0.0f : erfc;
+}
+
+/**
+ * 1 + erf(z), accurate in relative terms also where erf(z) is near -1:
+ * 1 + z P(z^2) on [-1/2, 1], and outside it erfcOuter(|z|).
+ */
+TSGPU_HD float onePlusErf(float z) {
+  const float az = absf(z);
+  const float inner = 1.0f + z * erfOverZ(z * z);
+  const float erfc = erfcOuter(az);
   const float outer = z > 0.0f ? 2.0f - erfc : erfc;
   // Below -1/2 the sum 1 + z P(z^2) would cancel: the erfc form is used there.
   const float innerLimit = z > 0.0f ? 1.0f : 0.5f;
   return az < innerLimit ? inner : outer;
+}
+
+/**
+ * erf(z): z + z P(z^2) inside [-1, 1] (P fitted for erf's relative error, P(0) = 2/sqrt(pi) - 1, so that
+ * the last rounding is of a sum whose first term is exact), ±(1 - erfc(|z|)) outside; ±1 beyond 4.5;
+ * NaN stays NaN.
+ */
+TSGPU_HD float erf(float z) {
+  const float az = absf(z);
+  const float z2 = z * z;
+  float p = 7.898014882812276e-05f;
+  p = p * z2 + -8.0242904368788e-04f;
+  p = p * z2 + 5.190045572817326e-03f;
+  p = p * z2 + -2.6854803785681725e-02f;
+  p = p * z2 + 1.1283612251281738e-01f;
+  p = p * z2 + -3.761262893676758e-01f;
+  p = p * z2 + 1.2837916612625122e-01f;
+  const float inner = z + z * p;
+  const float outer = 1.0f - erfcOuter(az);
+  const float signedOuter = z < 0.0f ? -outer : outer;
+  return az < 1.0f ? inner : signedOuter;
+}
+
+/** Arguments up to this magnitude take tan's reduction by pi/2 in double (exact enough); beyond, libm's tan. */
+constexpr float kTanReducedMax = 1.0e5f;
+
+/**
+ * tan(x) for |x| <= kTanReducedMax (NaN and the infinities give NaN): x - k pi/2 in double (pi/2 in two
+ * parts, the first times k exact), then r + r^3 Q(r^2) on [-pi/4, pi/4] and, for odd k, -1 / that.
+ * Host code only (the reduction is in double).
+ */
+inline float tanReduced(float x) {
+  const double xd = static_cast<double>(x);
+  const double k = __builtin_rint(xd * 0.63661977236758134308);
+  // k = 0 keeps x itself (its sign too: -0 stays -0).
+  const double rd = k == 0.0 ? xd : (xd - k * 1.5707963267341256) - k * 6.077100506506192e-11;
+  const float r = static_cast<float>(rd);
+  const float r2 = r * r;
+  float q = 4.318146500736475e-3f;
+  q = q * r2 + 2.143796009477228e-4f;
+  q = q * r2 + 1.073072012513876e-2f;
+  q = q * r2 + 2.1325865760445595e-2f;
+  q = q * r2 + 5.405068397521973e-2f;
+  q = q * r2 + 1.3332754373550415e-1f;
+  q = q * r2 + 3.3333346247673035e-1f;
+  const float t = r + r * r2 * q;
+  const double half = k * 0.5;
+  return half != __builtin_floor(half) ? -1.0f / t : t;  // odd k: -cot(r)
 }
 
 /** gelu(x) = x/2 (1 + erf(x / sqrt 2)). */
@@ -159,6 +217,39 @@ TSGPU_HD float geluErf(float x) { return 0.5f * x * onePlusErf(x * 0.70710678118
 TSGPU_HD float geluTanh(float x) {
   const float y = 0.797884560802865356f * (x + 0.044715f * x * x * x);
   return x / (1.0f + exp(-2.0f * y));
+}
+
+/**
+ * atan2(y, x) where y / x is defined (not 0/0, inf/inf, nor NaN in either: the caller gives those to libm,
+ * see atan2Special): atan of the ratio min/max of |x| and |y| as t + t^3 P(t^2) on [0, 1], turned by pi/2
+ * (when |y| > |x|) and by pi (for x < 0) in two-part constants, with y's sign. Within about 3 float ulps.
+ */
+TSGPU_HD float atan2Regular(float y, float x) {
+  const float ax = absf(x), ay = absf(y);
+  const bool steep = ay > ax;
+  const float t = (steep ? ax : ay) / (steep ? ay : ax);
+  const float t2 = t * t;
+  float p = -1.7890612361952662e-03f;
+  p = p * t2 + 1.0897884145379066e-02f;
+  p = p * t2 + -3.115503303706646e-02f;
+  p = p * t2 + 5.7945046573877335e-02f;
+  p = p * t2 + -8.403480052947998e-02f;
+  p = p * t2 + 1.0952533036470413e-01f;
+  p = p * t2 + -1.4264392852783203e-01f;
+  p = p * t2 + 1.9998574256896973e-01f;
+  p = p * t2 + -3.3333301544189453e-01f;
+  float a = t + t * t2 * p;
+  // pi/2 and pi as a float and the float of the rest.
+  a = steep ? (1.57079637f - a) + -4.37113883e-08f : a;
+  a = x < 0.0f ? (3.14159274f - a) + -8.74227766e-08f : a;
+  return (detail::floatBits(y) & 0x80000000u) != 0u ? -a : a;  // y's sign, -0 included
+}
+
+/** Whether atan2(y, x) is one atan2Regular leaves out: y / x is NaN (0/0, inf/inf, a NaN). */
+TSGPU_HD bool atan2Special(float y, float x) {
+  const float ax = absf(x), ay = absf(y);
+  const float r = (ay > ax ? ax : ay) / (ay > ax ? ay : ax);
+  return r != r;
 }
 
 }  // namespace pm

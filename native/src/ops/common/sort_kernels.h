@@ -65,3 +65,56 @@ void sortKernel(OpCall& call) {
 }  // namespace tsgpu
 
 #define TSGPU_SORT_KERNELS(X, E) X(sort, (sortKernel<E>))
+
+namespace tsgpu {
+namespace ops {
+
+/** Which element of each sorted row (NaN largest, ties in index order) the selection ops take. */
+enum class SelectRule { kKth, kMedian, kNanmedian };
+
+/**
+ * kthvalue, medianDim, nanmedianDim: values (self's dtype) and indices (int64), self's shape with size 1
+ * along dim, <- per row the element at one sorted position: kthvalue the k-th (k from 1); medianDim the
+ * lower middle, or the row's first NaN when it has one; nanmedianDim the lower middle of the elements
+ * that are not NaN (of all of them when every one is). The element and index a stable sort would put
+ * there. CPU only (the TypeScript functions sort on cuda).
+ *   E::template selectRows<T>(call, plan, rule, k, values, indices, self)
+ */
+template <typename E, SelectRule Rule>
+void selectKernel(OpCall& call) {
+  const TensorView& self = call.in(0);
+  TensorView& values = call.out(0);
+  TensorView& indices = call.out(1);
+  const std::vector<bool> along = reducedDims({call.attrInt("dim")}, self.ndim, call.name());
+  int64_t len = 1;
+  int d = -1;
+  for (int k = 0; k < self.ndim; ++k)
+    if (along[static_cast<size_t>(k)]) d = k, len = self.sizes[k];
+  if (len == 0) throw ArgumentError(std::string(call.name()) + ": the dim to select along has no elements");
+  const int64_t k = Rule == SelectRule::kKth ? call.attrInt("k") : 1;
+  if (k < 1 || k > len)
+    throw ArgumentError(std::string(call.name()) + ": selected number k out of range for dimension " + std::to_string(d < 0 ? 0 : d));
+  if (indices.dtype != DType::kInt64 || values.dtype != self.dtype)
+    throw ArgumentError(std::string(call.name()) + ": expected values of dtype " + dtypeName(self.dtype) + " and int64 indices");
+  Shape rowShape = sizesOf(self);
+  if (d >= 0) rowShape[static_cast<size_t>(d)] = 1;
+  if (sizesOf(values) != rowShape || sizesOf(indices) != rowShape)
+    throw ArgumentError(std::string(call.name()) + ": expected outputs of shape " + shapeString(rowShape));
+  SortPlan p;
+  p.len = len;
+  if (d >= 0) p.inStride = self.strides[d];
+  p.rows = makeIterPlan(rowShape, {stridesOf(values), stridesOf(indices), stridesOf(self)});
+  dispatchDtype<kNumericDtypes>(self.dtype, call.name(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    E::template selectRows<T>(call, p, Rule, k, values.template data<T>(), indices.template data<int64_t>(),
+                              self.template data<T>());
+  });
+}
+
+}  // namespace ops
+}  // namespace tsgpu
+
+#define TSGPU_SELECT_KERNELS(X, E)                              \
+  X(kthvalue, (selectKernel<E, SelectRule::kKth>))              \
+  X(medianDim, (selectKernel<E, SelectRule::kMedian>))          \
+  X(nanmedianDim, (selectKernel<E, SelectRule::kNanmedian>))

@@ -103,6 +103,15 @@ struct Softplus {
   }
 };
 
+/** leakyRelu(x) = x for x > 0, else negativeSlope * x; NaN stays NaN. T is the compute type. */
+template <typename T>
+struct LeakyRelu {
+  T negativeSlope = T(0.01);
+  // One multiply by a chosen factor (x * 1 is x exactly; NaN stays NaN): a select between two constants
+  // vectorizes, where a multiply in one arm of the choice (which may raise a floating-point flag) does not.
+  TSGPU_HD T operator()(T x) const { return x * (x > T(0) ? T(1) : negativeSlope); }
+};
+
 /** clamp(x, lo, hi) = min(max(x, lo), hi); NaN stays NaN; a missing bound is the type's limit. */
 template <typename T>
 struct Clamp {

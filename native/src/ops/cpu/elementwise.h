@@ -3,7 +3,8 @@
 // (OpMathType: float for Half/BFloat16) and stored back converted. Fully
 // contiguous operands take a flat loop the compiler vectorizes; rows whose
 // inner strides are all 1 do too; anything else walks element by element.
-// Functors with a vector loop (vec_bulk.h) run it on contiguous float runs.
+// Functors with a vector loop (vec_bulk.h: one input, or two for atan2) run it on
+// contiguous float runs.
 #pragma once
 
 #include <cstdint>
@@ -35,8 +36,15 @@ void contiguousRun(char* const* base, int64_t begin, int64_t n, const F& f, std:
                 std::is_same<std::tuple<In...>, std::tuple<Out>>::value) {
     return runBulk<F>(reinterpret_cast<const Out*>(in[0]) + begin, o, n);
   }
+  if constexpr (sizeof...(In) == 2 && VecBulk2<F>::kHas && kFloatStorage<Out> &&
+                std::is_same<std::tuple<In...>, std::tuple<Out, Out>>::value) {
+    return runBulk2<F>(reinterpret_cast<const Out*>(in[0]) + begin, reinterpret_cast<const Out*>(in[1]) + begin, o, n);
+  }
+  // A copy of the functor: its members (a slope, clamp's bounds) are then known not to change when out is
+  // written, so the loop vectorizes (through the reference it reloaded them at every element).
+  const F local = f;
   for (int64_t i = 0; i < n; ++i)
-    o[i] = static_cast<Out>(f(static_cast<OpMathType<In>>(reinterpret_cast<const In*>(in[I])[begin + i])...));
+    o[i] = static_cast<Out>(local(static_cast<OpMathType<In>>(reinterpret_cast<const In*>(in[I])[begin + i])...));
 }
 
 template <typename Out, typename... In, typename F, size_t... I>

@@ -8,6 +8,7 @@
 
 #include "backends/cpu/blas_loader.h"
 #include "ops/cpu/gemm_internal.h"
+#include "ops/cpu/vec_kernels.h"
 #include "ops/gemm_plan.h"
 #include "runtime/thread_pool.h"
 
@@ -74,6 +75,29 @@ void narrow(const MicroKernels& kern, bool brain, const float* in, int64_t batch
   });
 }
 
+/** Vector-vector products from this many elements take the dot loop: BLAS's gemm with m = n = 1 is 6x slower. */
+constexpr int64_t kDotMinK = 4096;
+/** Elements per chunk of a parallel dot (the chunks' partials combine in chunk order: deterministic per thread count). */
+constexpr int64_t kDotGrain = 1 << 16;
+
+/** c = alpha * a·b + beta * c for each batch of a float32 1×k by k×1 problem with unit-stride operands. */
+bool tryDot(const Problem& p) {
+  if (p.type != ScalarType::kFloat32 || p.m != 1 || p.n != 1 || p.k < kDotMinK) return false;
+  if ((p.k > 1 && (p.a.colStride != 1 || p.b.rowStride != 1))) return false;
+  const vec::VecKernels& kern = vec::vecKernels();
+  for (int64_t i = 0; i < p.batch; ++i) {
+    const float* a = static_cast<const float*>(p.a.data) + i * p.a.batchStride;
+    const float* b = static_cast<const float*>(p.b.data) + i * p.b.batchStride;
+    float* c = static_cast<float*>(p.c.data) + i * p.c.batchStride;
+    const double d = parallel_reduce(
+        int64_t(0), p.k, kDotGrain, 0.0, [&](int64_t k0, int64_t k1) { return kern.dot(a + k0, b + k0, k1 - k0); },
+        [](double x, double y) { return x + y; });
+    const double prior = p.beta != 0.0 ? p.beta * static_cast<double>(*c) : 0.0;
+    *c = static_cast<float>(p.alpha * d + prior);
+  }
+  return true;
+}
+
 }  // namespace
 
 void gemmWidened(const Problem& p, void (*runFloat32)(const Problem&)) {
@@ -104,6 +128,7 @@ void gemmCpu(const Problem& p) {
   validate(p);
   if (p.batch == 0 || p.m == 0 || p.n == 0) return;
   if (p.type == ScalarType::kFloat16 || p.type == ScalarType::kBFloat16) return gemmWidened(p, gemmCpu);
+  if (tryDot(p)) return;
   const cpu::BlasLibrary& lib = cpu::blas();
   BlasCall call;
   if (lib.loaded && p.k > 0 && planBlas(p, &call)) {

@@ -1,5 +1,6 @@
 // sort / topk on cpu (ops/common/sort_kernels.h): rows split over the thread
-// pool; a stable sort of (value, index) pairs, partial for topk.
+// pool; a stable sort of (value, index) pairs, partial for topk; kthvalue and
+// the medians by nth_element, in the same order.
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -40,12 +41,43 @@ struct CpuSort {
       });
     });
   }
+
+  /** The element at the rule's sorted position of each row: nth_element over (value, index) pairs. */
+  template <typename T>
+  static void selectRows(const OpCall& call, const SortPlan& p, SelectRule rule, int64_t k, T* values, int64_t* indices,
+                         const T* self) {
+    using M = OpMathType<T>;
+    const int64_t grain = p.len >= 4096 ? 1 : 4096 / p.len;
+    parallel_for(0, p.rows.numel, grain, [&](int64_t b, int64_t e) {
+      call.checkInterrupt();
+      std::vector<std::pair<M, int64_t>> row(static_cast<size_t>(p.len));
+      // Ascending, NaN last, equal values in index order: the order of a stable sort.
+      const auto before = [](const std::pair<M, int64_t>& a, const std::pair<M, int64_t>& c) {
+        return sortsBefore(a.first, c.first, false) || (!sortsBefore(c.first, a.first, false) && a.second < c.second);
+      };
+      walkElements<3>(p.rows, b, e, [&](const int64_t* off) {
+        int64_t present = 0;  // elements that are not NaN
+        for (int64_t j = 0; j < p.len; ++j) {
+          const M v = static_cast<M>(self[off[2] + j * p.inStride]);
+          row[j] = {v, j};
+          present += sm::isNan(v) ? 0 : 1;
+        }
+        int64_t pos = k - 1;
+        if (rule == SelectRule::kMedian) pos = present < p.len ? present : (p.len - 1) / 2;
+        if (rule == SelectRule::kNanmedian) pos = present > 0 ? (present - 1) / 2 : (p.len - 1) / 2;
+        std::nth_element(row.begin(), row.begin() + pos, row.end(), before);
+        values[off[0]] = static_cast<T>(row[pos].first);
+        indices[off[1]] = row[pos].second;
+      });
+    });
+  }
 };
 
 }  // namespace
 
 #define TSGPU_REGISTER_CPU(op, kernel) TSGPU_REGISTER_KERNEL(op, kCpu, kernel);
 TSGPU_SORT_KERNELS(TSGPU_REGISTER_CPU, CpuSort)
+TSGPU_SELECT_KERNELS(TSGPU_REGISTER_CPU, CpuSort)
 #undef TSGPU_REGISTER_CPU
 
 }  // namespace ops

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "base/dtype.h"
+#include "ops/common/binary_functors.h"
 #include "ops/common/unary_functors.h"
 #include "ops/cpu/vec_kernels.h"
 
@@ -33,6 +34,30 @@ struct VecBulk<fn::GeluTanh> {
   static void run(const float* x, float* y, int64_t n) { vec::vecKernels().geluTanh(x, y, n); }
 };
 
+template <>
+struct VecBulk<fn::Erf> {
+  static constexpr bool kHas = true;
+  static void run(const float* x, float* y, int64_t n) { vec::vecKernels().erf(x, y, n); }
+};
+
+template <>
+struct VecBulk<fn::Tan> {
+  static constexpr bool kHas = true;
+  static void run(const float* x, float* y, int64_t n) { vec::vecKernels().tan(x, y, n); }
+};
+
+/** VecBulk2<F>::run(a, b, y, n) computes y = F(a, b) over n floats, when kHas (two-input functors). */
+template <typename F>
+struct VecBulk2 {
+  static constexpr bool kHas = false;
+};
+
+template <>
+struct VecBulk2<fn::Atan2> {
+  static constexpr bool kHas = true;
+  static void run(const float* a, const float* b, float* y, int64_t n) { vec::vecKernels().atan2(a, b, y, n); }
+};
+
 /** float32 and the 16-bit floats, which compute in float. */
 template <typename T>
 constexpr bool kFloatStorage =
@@ -53,6 +78,22 @@ void runBulk(const T* x, T* y, int64_t n) {
       for (int64_t i = 0; i < m; ++i) buf[i] = static_cast<float>(x[b + i]);
       VecBulk<F>::run(buf, buf, m);
       for (int64_t i = 0; i < m; ++i) y[b + i] = static_cast<T>(buf[i]);
+    }
+  }
+}
+
+/** y[i] = F(a[i], b[i]) for contiguous runs of element type T (float or 16-bit float), with F's vector loop. */
+template <typename F, typename T>
+void runBulk2(const T* a, const T* b, T* y, int64_t n) {
+  if constexpr (std::is_same<T, float>::value) {
+    VecBulk2<F>::run(a, b, y, n);
+  } else {
+    float bufA[kBulkBuffer], bufB[kBulkBuffer];
+    for (int64_t s = 0; s < n; s += kBulkBuffer) {
+      const int64_t m = n - s < kBulkBuffer ? n - s : kBulkBuffer;
+      for (int64_t i = 0; i < m; ++i) bufA[i] = static_cast<float>(a[s + i]), bufB[i] = static_cast<float>(b[s + i]);
+      VecBulk2<F>::run(bufA, bufB, bufA, m);
+      for (int64_t i = 0; i < m; ++i) y[s + i] = static_cast<T>(bufA[i]);
     }
   }
 }

@@ -1,5 +1,5 @@
-// The vectorized float32 loops behind the cpu fast paths of gelu, softmax,
-// sum and normal (randn): one source (vec_kernels.inc) compiled once per
+// The vectorized float32 loops behind the cpu fast paths of gelu, erf, tan,
+// atan2, softmax, sum, dot and normal (randn): one source (vec_kernels.inc) compiled once per
 // instruction set (vec_kernels_{generic,avx2,avx512}.cc, flags in
 // CMakeLists.txt) and picked at run time for the machine. Each loop works
 // on one contiguous range on the calling thread; the ops split ranges over
@@ -19,13 +19,21 @@ struct VecKernels {
   void (*geluErf)(const float* x, float* y, int64_t n);
   /** y[i] = gelu(x[i]) with tanh's approximation. */
   void (*geluTanh)(const float* x, float* y, int64_t n);
+  /** y[i] = erf(x[i]) (poly_math.h's erf; x and y may be the same array, as in the loops below). */
+  void (*erf)(const float* x, float* y, int64_t n);
+  /** y[i] = tan(x[i]): poly_math.h's tanReduced, and libm's tan (in double) beyond its range. */
+  void (*tan)(const float* x, float* y, int64_t n);
+  /** out[i] = atan2(y[i], x[i]): poly_math.h's atan2Regular, libm's atan2 for 0/0, inf/inf and NaN. */
+  void (*atan2)(const float* y, const float* x, float* out, int64_t n);
   /**
    * One row of n >= 1 elements: y = softmax(x), or log-softmax when `log`.
    * NaN anywhere makes the row NaN; a row of -inf is NaN (as PyTorch).
    */
   void (*softmaxRow)(const float* x, float* y, int64_t n, bool log);
-  /** The sum of x[0 .. n), accumulated in double. */
+  /** The sum of x[0 .. n): float lanes over blocks of 4096, each block's total added in double. */
   double (*sum)(const float* x, int64_t n);
+  /** The sum of x[i] * y[i] over [0, n), accumulated as sum is (dot and vector-vector matmul). */
+  double (*dot)(const float* x, const float* y, int64_t n);
   /**
    * out[i] = mean + std * z for i in [0, n), z the standard normal of counter
    * 4 * firstBlock + i (philox::normal4 of block firstBlock + i / 4, word i % 4).

@@ -1,6 +1,7 @@
 // poly_math.h against double precision: exp over its whole range (overflow,
 // the subnormals, inf and NaN), log of every Box–Muller uniform, sin/cos of
-// every Box–Muller angle, gelu (erf and tanh) over [-12, 12] and at the edges.
+// every Box–Muller angle, gelu (erf and tanh) over [-12, 12] and at the edges,
+// erf over [-6, 6] and tan over the range it reduces in double.
 #include <cmath>
 #include <cstdint>
 #include <sstream>
@@ -106,4 +107,73 @@ TEST(poly_gelu_erf_and_tanh_against_double) {
   CHECK(pm::geluTanh(INFINITY) == INFINITY && std::isnan(pm::geluTanh(-INFINITY)) && std::isnan(pm::geluTanh(NAN)));
   CHECK(pm::geluErf(-50.0f) == 0.0f && pm::geluTanh(-50.0f) == 0.0f && pm::geluErf(1e30f) == 1e30f);
   CHECK(pm::geluErf(0.0f) == 0.0f && std::fabs(pm::geluErf(1e-30f) - 5e-31f) < 1e-37f);
+}
+
+TEST(poly_erf_within_three_ulps_and_saturates) {
+  double worst = 0, at = 0;
+  for (float x = -6.0f; x < 6.0f; x += 3.1e-5f) {
+    const double ref = std::erf(static_cast<double>(x));
+    const double e = std::fabs(pm::erf(x) - ref) / std::fmax(std::fabs(ref), 1e-37);
+    if (e > worst) worst = e, at = x;
+  }
+  checkWorst("erf", worst, at, 3 * kUlp);
+  for (float x = 1e-30f; x < 1e-3f; x *= 1.37f) checkWorst("erf of small", std::fabs(pm::erf(x) / std::erf(static_cast<double>(x)) - 1), x, 2 * kUlp);
+  CHECK(pm::erf(0.0f) == 0.0f && std::signbit(pm::erf(-0.0f)));
+  CHECK(pm::erf(INFINITY) == 1.0f && pm::erf(-INFINITY) == -1.0f && pm::erf(10.0f) == 1.0f && std::isnan(pm::erf(NAN)));
+}
+
+TEST(poly_tan_within_three_ulps_over_its_reduced_range) {
+  double worst = 0, at = 0;
+  // Every 97th float of [-4, 4], then sparser steps up to the reduction's limit.
+  for (float x = -4.0f; x < 4.0f; x = std::nextafter(x, 5.0f)) {
+    for (int s = 0; s < 96 && x < 4.0f; ++s) x = std::nextafter(x, 5.0f);
+    const double ref = std::tan(static_cast<double>(x));
+    const double e = std::fabs(pm::tanReduced(x) - ref) / std::fmax(std::fabs(ref), 1e-37);
+    if (e > worst) worst = e, at = x;
+  }
+  for (float x = 4.0f; x <= pm::kTanReducedMax; x *= 1.0001f) {
+    for (float v : {x, -x}) {
+      const double ref = std::tan(static_cast<double>(v));
+      const double e = std::fabs(pm::tanReduced(v) - ref) / std::fmax(std::fabs(ref), 1e-37);
+      if (e > worst) worst = e, at = v;
+    }
+  }
+  checkWorst("tan", worst, at, 3 * kUlp);
+  CHECK(pm::tanReduced(0.0f) == 0.0f && std::signbit(pm::tanReduced(-0.0f)));
+  // The float nearest pi/2 and its neighbour: large results of opposite signs, as libm's.
+  const float h = 1.57079637f;
+  CHECK(std::fabs(pm::tanReduced(h) / std::tan(static_cast<double>(h)) - 1) < 3 * kUlp);
+  const float below = std::nextafter(h, 0.0f);
+  CHECK(std::fabs(pm::tanReduced(below) / std::tan(static_cast<double>(below)) - 1) < 3 * kUlp);
+}
+
+TEST(poly_atan2_within_four_ulps_in_every_quadrant) {
+  double worst = 0;
+  float atY = 0, atX = 0;
+  const float mags[] = {0.0f, 1e-40f, 1e-30f, 1e-6f, 0.3f, 1.0f, 1.7f, 40.0f, 3e7f, 1e38f};
+  for (float my : mags) {
+    for (float mx : mags) {
+      for (int k = 0; k < 400; ++k) {
+        // Points around each pair of magnitudes and of every sign, the ratio swept through [0, inf).
+        const float y = my * (0.5f + k / 400.0f) * ((k & 1) ? -1.0f : 1.0f);
+        const float x = mx * (1.5f - k / 800.0f) * ((k & 2) ? -1.0f : 1.0f);
+        if (pm::atan2Special(y, x)) continue;
+        const double ref = std::atan2(static_cast<double>(y), static_cast<double>(x));
+        const double e = std::fabs(pm::atan2Regular(y, x) - ref) / std::fmax(std::fabs(ref), 1e-37);
+        if (e > worst) worst = e, atY = y, atX = x;
+      }
+    }
+  }
+  if (worst > 4 * kUlp) {
+    std::ostringstream os;
+    os << "atan2: relative error " << worst << " at (" << atY << ", " << atX << ")";
+    harness::fail(__FILE__, __LINE__, os.str());
+  }
+  // Signed zeros and the axes, as libm's.
+  CHECK(pm::atan2Regular(0.0f, 1.0f) == 0.0f && std::signbit(pm::atan2Regular(-0.0f, 1.0f)));
+  CHECK(pm::atan2Regular(0.0f, -1.0f) == 3.14159274f && pm::atan2Regular(-0.0f, -1.0f) == -3.14159274f);
+  CHECK(pm::atan2Regular(2.0f, 0.0f) == 1.57079637f && pm::atan2Regular(-2.0f, -0.0f) == -1.57079637f);
+  CHECK(pm::atan2Regular(1.0f, INFINITY) == 0.0f && pm::atan2Regular(-1.0f, -INFINITY) == -3.14159274f);
+  CHECK(pm::atan2Special(0.0f, 0.0f) && pm::atan2Special(INFINITY, -INFINITY) && pm::atan2Special(NAN, 1.0f) && pm::atan2Special(1.0f, NAN));
+  CHECK(!pm::atan2Special(INFINITY, 1.0f) && !pm::atan2Special(0.0f, -0.0f + 1e-45f));
 }

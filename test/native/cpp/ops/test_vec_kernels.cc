@@ -1,7 +1,7 @@
 // The vectorized cpu loops (vec_kernels.h) of every instruction set this
 // machine runs, against the scalar math they vectorize: lengths around the
-// vector width (tails), in-place use, softmax's NaN / -inf / large-spread
-// rows, sums of many elements against a double reference, and normal against
+// vector width (tails), in-place use, erf and tan, softmax's NaN / -inf / large-spread
+// rows, sums and dots of many elements against a double reference, and normal against
 // philox::normal4 at offsets that are not a multiple of the vector width.
 #include <cmath>
 #include <cstdint>
@@ -74,6 +74,45 @@ TEST(vec_gelu_matches_the_scalar_math_at_every_tail) {
   }
 }
 
+TEST(vec_erf_and_tan_match_the_scalar_math_at_every_tail) {
+  for (const vec::VecKernels* k : available()) {
+    for (int64_t n : kLengths) {
+      std::vector<float> x = values(n, 6.0f, 21);
+      // Arguments tan reduces in double and the ones it leaves to libm: large, infinite, NaN.
+      if (n > 5) x[1] = 12345.678f, x[2] = 3.0e6f, x[3] = INFINITY, x[4] = NAN, x[5] = -1.0e5f;
+      std::vector<float> e(x.size()), t(x.size()), inPlace = x;
+      k->erf(x.data(), e.data(), n);
+      k->tan(x.data(), t.data(), n);
+      k->tan(inPlace.data(), inPlace.data(), n);
+      for (int64_t i = 0; i < n; ++i) {
+        if (!close(e[i], pm::erf(x[i]), 4)) failAt("erf", k->isa, n, i, e[i], pm::erf(x[i]));
+        const double want = pm::absf(x[i]) <= pm::kTanReducedMax ? pm::tanReduced(x[i]) : std::tan(static_cast<double>(x[i]));
+        if (!close(t[i], want, 4)) failAt("tan", k->isa, n, i, t[i], want);
+        if (!(inPlace[i] == t[i] || (std::isnan(inPlace[i]) && std::isnan(t[i])))) failAt("tan in place", k->isa, n, i, inPlace[i], t[i]);
+      }
+    }
+  }
+}
+
+TEST(vec_atan2_matches_the_scalar_math_at_every_tail_and_in_place) {
+  for (const vec::VecKernels* k : available()) {
+    for (int64_t n : kLengths) {
+      std::vector<float> y = values(n, 5.0f, 31), x = values(n, 3.0f, 32);
+      // The pairs left to libm: 0/0, inf/inf, NaN.
+      if (n > 4) x[1] = 0.0f, y[1] = -0.0f, x[2] = -INFINITY, y[2] = INFINITY, x[3] = NAN, y[4] = NAN;
+      std::vector<float> out(y.size()), inPlace = y;
+      k->atan2(y.data(), x.data(), out.data(), n);
+      k->atan2(inPlace.data(), x.data(), inPlace.data(), n);
+      for (int64_t i = 0; i < n; ++i) {
+        const double want = pm::atan2Special(y[i], x[i]) ? std::atan2(y[i], x[i]) : pm::atan2Regular(y[i], x[i]);
+        if (!close(out[i], want, 2) || std::signbit(out[i]) != std::signbit(static_cast<float>(want)))
+          failAt("atan2", k->isa, n, i, out[i], want);
+        if (!(inPlace[i] == out[i] || (std::isnan(inPlace[i]) && std::isnan(out[i])))) failAt("atan2 in place", k->isa, n, i, inPlace[i], out[i]);
+      }
+    }
+  }
+}
+
 TEST(vec_softmax_rows_against_double) {
   for (const vec::VecKernels* k : available()) {
     for (int64_t n : kLengths) {
@@ -114,15 +153,24 @@ TEST(vec_softmax_rows_against_double) {
   }
 }
 
-TEST(vec_sum_against_double) {
+TEST(vec_sum_and_dot_against_double) {
   for (const vec::VecKernels* k : available()) {
     for (int64_t n : {int64_t(0), int64_t(1), int64_t(17), int64_t(1001), int64_t(1) << 20, (int64_t(1) << 20) + 13}) {
       const std::vector<float> x = values(n, 100.0f, 3);
       long double ref = 0, mag = 0;
       for (float v : x) ref += v, mag += std::fabs(v);
       const double got = k->sum(x.data(), n);
-      if (std::fabs(got - static_cast<double>(ref)) > 1e-12 * static_cast<double>(mag) + 1e-300)
+      // Float lanes inside each block of 4096: at most 64 additions per lane and 6 to fold the lanes,
+      // each rounding by half an ulp of a partial sum no larger than the block's sum of magnitudes.
+      if (std::fabs(got - static_cast<double>(ref)) > 70 * 0.5 * 5.960464477539063e-8 * static_cast<double>(mag) + 1e-300)
         failAt("sum", k->isa, n, -1, got, static_cast<double>(ref));
+      std::vector<float> w = values(n, 3.0f, 5);
+      long double dref = 0, dmag = 0;
+      for (int64_t i = 0; i < n; ++i) dref += static_cast<long double>(x[i]) * w[i], dmag += std::fabs(static_cast<long double>(x[i]) * w[i]);
+      const double dgot = k->dot(x.data(), w.data(), n);
+      // As sum's bound, plus the rounding of each product (or none where it is fused into its addition).
+      if (std::fabs(dgot - static_cast<double>(dref)) > 71 * 0.5 * 5.960464477539063e-8 * static_cast<double>(dmag) + 1e-300)
+        failAt("dot", k->isa, n, -1, dgot, static_cast<double>(dref));
     }
     const float special[] = {1, INFINITY, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17};
     CHECK(std::isinf(k->sum(special, 18)));
