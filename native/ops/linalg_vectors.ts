@@ -11,7 +11,8 @@ import { Tensor } from '../tensor';
 import { tidy } from '../scope';
 import { fromValues } from './creation';
 import { argError, broadcastShapesFor, checkTensor, sameDevice } from './helpers';
-import { indexSelect } from './indexing';
+import { cat, indexSelect } from './indexing';
+import { onesLike } from './creation';
 import { vectorNorm } from './linalg_norms';
 
 /** a × b along dim d of tensors of one shape whose dim d has size 3. */
@@ -89,10 +90,12 @@ export function cdist(x1: Tensor, x2: Tensor, p = 2, computeMode: CdistMode = 'u
   const mm = p === 2 && (computeMode === 'use_mm_for_euclid_dist' || (computeMode === 'use_mm_for_euclid_dist_if_necessary' && (rows1 > 25 || rows2 > 25)));
   return tidy(() => {
     if (mm) {
+      // One matmul of augmented rows, as PyTorch's: [-2 x1, ‖x1‖², 1] · [x2, 1, ‖x2‖²] = ‖x1 - x2‖².
       const n1 = x1.square().sum(-1, true);
-      const n2 = x2.square().sum(-1, true).transpose(-2, -1);
-      const dots = x1.matmul(x2.transpose(-2, -1));
-      return n1.add(n2).sub(dots.mul(2)).clampMin(1e-30).sqrt();
+      const n2 = x2.square().sum(-1, true);
+      const a = cat([x1.mul(-2), n1, onesLike(n1)], -1);
+      const b = cat([x2, onesLike(n2), n2], -1);
+      return a.matmul(b.transpose(-2, -1)).clampMin(1e-30).sqrt();
     }
     const diff = x1.unsqueeze(-2).sub(x2.unsqueeze(-3));
     return vectorNorm(diff, p, -1);

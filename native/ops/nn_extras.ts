@@ -7,7 +7,7 @@
 import { shapeError, codedError } from '../errors';
 import { formatShape, Tensor } from '../tensor';
 import { tidy } from '../scope';
-import { arange, fromBuffer, full, zeros } from './creation';
+import { fromBuffer, full, zeros } from './creation';
 import { argError, checkTensor } from './helpers';
 import { indexSelect } from './indexing';
 
@@ -122,7 +122,8 @@ export function oneHot(input: Tensor, numClasses = -1): Tensor {
       throw codedError('TSGPU_ARG', 'oneHot: Can not infer total number of classes from empty tensor.');
     }
     if (input.numel === 0) return zeros([...input.shape, n], { dtype: 'int64', device: input.device });
-    return input.unsqueeze(-1).eq(arange(n, { device: input.device })).long();
+    // Zeros with a 1 scattered into each row, as PyTorch's.
+    return zeros([...input.shape, n], { dtype: 'int64', device: input.device }).scatter_(-1, input.unsqueeze(-1), 1);
   });
 }
 
