@@ -22,6 +22,8 @@ const n = torch.randn([5, 7]);
 const v = torch.randn([9]);
 const i32 = torch.randint(-9, 9, [5, 7]).int();
 const i64 = torch.randint(-9, 9, [5, 7]);
+/** Rows of 5,000 small integers of both signs, many equal (the radix sort's rows). */
+const longInts = torch.randint(-50, 50, [3, 5000]);
 const mask = torch.rand([5, 7]).gt(0.5);
 const lo = torch.randn([5, 7]).sub(0.5);
 const hi = lo.add(1);
@@ -190,6 +192,15 @@ const reductions: RefCase[] = [
   { name: 'topk sorted', inputs: { m }, torch: 'tuple(torch.topk(m, 4, largest=True, sorted=True))', run: ({ m }) => { const r = m.topk(4, -1, true, true); return [r.values, r.indices]; } },
   { name: 'sort stable descending with ties', inputs: { ties }, torch: 'tuple(ties.sort(dim=1, descending=True, stable=True))',
     run: ({ ties }) => { const r = ties.sort(1, true, true); return [r.values, r.indices]; } },
+  { name: 'sort of long integer rows (radix on cpu): stable both ways, across the sign, a range over 2^32, int16 and uint8, a transpose',
+    inputs: { li: longInts },
+    torch: '(*li.sort(dim=1, stable=True), *li.sort(dim=1, descending=True, stable=True), *(li * 2**33).sort(dim=1, stable=True), *li.short().sort(dim=1, stable=True), *(li + 60).to(torch.uint8).sort(dim=1, descending=True, stable=True), *li.t().sort(dim=0, stable=True), torch.unique(li), torch.unique(li, return_inverse=True, return_counts=True)[2])',
+    run: ({ li }) => {
+      const pair = (r: torch.ValuesIndices) => [r.values, r.indices];
+      return [...pair(li.sort(1, false, true)), ...pair(li.sort(1, true, true)), ...pair(li.mul(2 ** 33).sort(1, false, true)), ...pair(li.short().sort(1, false, true)),
+        ...pair(li.add(60).to('uint8').sort(1, true, true)), ...pair(li.t().sort(0, false, true)), torch.unique(li) as torch.Tensor,
+        (torch.unique(li, { returnInverse: true, returnCounts: true }) as torch.Tensor[])[2]];
+    } },
   { name: 'sort stable ascending of int', inputs: { i64 }, torch: 'tuple(i64.sort(dim=0, stable=True))', run: ({ i64 }) => { const r = i64.sort(0, false, true); return [r.values, r.indices]; } },
   { name: 'argmax keepdim of a transpose', inputs: { x }, torch: 'x.transpose(0, 2).argmax(1, keepdim=True)', run: ({ x }) => x.transpose(0, 2).argmax(1, { keepdim: true }) },
   { name: 'sum with dtype of bool', inputs: { mask }, torch: 'mask.sum(1, dtype=torch.int32)', run: ({ mask }) => mask.sum(1, { dtype: 'int32' }) },

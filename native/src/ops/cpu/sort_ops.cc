@@ -2,6 +2,8 @@
 // pool; a stable sort of (value, index) pairs, partial for topk; kthvalue and
 // the medians by nth_element, in the same order.
 #include <algorithm>
+#include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -13,6 +15,39 @@ namespace tsgpu {
 namespace ops {
 namespace {
 
+/** Rows at least this long of an integer dtype are sorted whole by radix (shorter ones by comparisons). */
+constexpr int64_t kRadixMinLen = 1 << 12;
+
+/**
+ * A stable LSD radix sort of (value, index) pairs by value, ascending or descending (equal values keep
+ * their order either way): keys are the distance from the row's least (or greatest) value, so only the
+ * bytes that the row's range uses take a pass. `tmp` is scratch of the row's length.
+ */
+template <typename M>
+void radixSortRow(std::vector<std::pair<M, int64_t>>& row, std::vector<std::pair<M, int64_t>>& tmp, bool descending) {
+  uint64_t lo = static_cast<uint64_t>(static_cast<int64_t>(row[0].first)), hi = lo;
+  int64_t least = static_cast<int64_t>(row[0].first), most = least;
+  for (const auto& e : row) {
+    const int64_t v = static_cast<int64_t>(e.first);
+    least = v < least ? v : least;
+    most = v > most ? v : most;
+  }
+  lo = static_cast<uint64_t>(least);
+  hi = static_cast<uint64_t>(most);
+  const uint64_t range = hi - lo;  // modulo 2^64: the exact distance, also across the sign
+  const auto key = [&](M v) {
+    const uint64_t u = static_cast<uint64_t>(static_cast<int64_t>(v));
+    return descending ? hi - u : u - lo;
+  };
+  for (int shift = 0; shift < 64 && (range >> shift) != 0; shift += 8) {
+    size_t count[257] = {};
+    for (const auto& e : row) ++count[((key(e.first) >> shift) & 0xff) + 1];
+    for (int b = 0; b < 256; ++b) count[b + 1] += count[b];
+    for (const auto& e : row) tmp[count[(key(e.first) >> shift) & 0xff]++] = e;
+    row.swap(tmp);
+  }
+}
+
 struct CpuSort {
   template <typename T>
   static void sortRows(const OpCall& call, const SortPlan& p, int64_t k, bool descending, T* values, int64_t* indices,
@@ -21,7 +56,9 @@ struct CpuSort {
     const int64_t grain = p.len >= 4096 ? 1 : 4096 / p.len;
     parallel_for(0, p.rows.numel, grain, [&](int64_t b, int64_t e) {
       call.checkInterrupt();
-      std::vector<std::pair<M, int64_t>> row(static_cast<size_t>(p.len));
+      std::vector<std::pair<M, int64_t>> row(static_cast<size_t>(p.len)), tmp;
+      const bool radix = std::is_integral<M>::value && k == p.len && p.len >= kRadixMinLen;
+      if (radix) tmp.resize(static_cast<size_t>(p.len));
       const auto before = [&](const std::pair<M, int64_t>& a, const std::pair<M, int64_t>& c) {
         return sortsBefore(a.first, c.first, descending);
       };
@@ -31,6 +68,8 @@ struct CpuSort {
           std::partial_sort(row.begin(), row.begin() + k, row.end(), [&](const auto& a, const auto& c) {
             return before(a, c) || (!before(c, a) && a.second < c.second);
           });
+        } else if (radix) {
+          if constexpr (std::is_integral<M>::value) radixSortRow(row, tmp, descending);
         } else {
           std::stable_sort(row.begin(), row.end(), before);
         }
