@@ -11,6 +11,7 @@ import { debug, log } from "./boot";
 import { OutputRouter } from "./execution/output";
 import { ExecutionEngine } from "./execution/engine";
 import { cellPosition, formatError } from "./execution/traceback";
+import { HeapCompaction } from "./execution/heap_compaction";
 import { History, historyFile } from "./history";
 import { makeHandlers } from "./handlers";
 import { makeDisplayApi } from "./display";
@@ -106,10 +107,12 @@ export async function startKernel(b: Boot): Promise<void> {
     executeQueued: () => dispatcher.executeQueued(),
     interrupt: () => engine.interrupt(),
   });
+  const compaction = new HeapCompaction();
   const dispatcher = new Dispatcher(transport, origin, makeHandlers({
     engine, history, kernelInfo: () => staticInfo, shutdown, comms, magics: magics.registry, withParent, log,
   }), log, transport.drops, () => {
     transport.deviceUsage(deviceUsage());
+    compaction.cellEnded();
     // Also after a cell that never ran (a strict-mode type error skips afterCell).
     panel?.cellEnded();
     // %restart: once its cell has been answered, exit so that the kernel manager starts a fresh kernel.

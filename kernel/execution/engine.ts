@@ -7,7 +7,7 @@ import { Script } from "vm";
 import { setFlagsFromString } from "v8";
 import type { Message } from "../protocol/message";
 import { CellSyntaxError, transpileCell } from "./transpile";
-import { CellRecord, ErrorContent, formatError, syntaxErrorContent } from "./traceback";
+import { CellRecord, cellRecord, ErrorContent, formatError, syntaxErrorContent } from "./traceback";
 import { CellScope, OutputRouter } from "./output";
 import { InterruptError, isVmSigint } from "./interrupt";
 import { defaultOf, ModuleLoader } from "./modules";
@@ -194,7 +194,7 @@ export class ExecutionEngine {
       cached = this.cellCache.get(source, keepResult, () => transpileCell(source, fileName, keepResult), code);
     } catch (e) {
       if (e instanceof CellSyntaxError) {
-        const failed: CellRecord = { fileName, executionCount, lines: code.split("\n"), compiled: undefined };
+        const failed = cellRecord(fileName, executionCount, code.split("\n"));
         this.cells.set(fileName, failed);
         return { status: "error", executionCount, interrupted: false, error: syntaxErrorContent(failed, e.message, e.line, e.column) };
       }
@@ -202,8 +202,9 @@ export class ExecutionEngine {
     }
     const transpiled = cached.transpiled;
     // Every run of a cell keeps a record (tracebacks and %memory find its lines by file name); runs of the
-    // same text share its lines and its compiled form, so a record costs a few dozen bytes.
-    const rec: CellRecord = { fileName, executionCount, lines: cached.lines, compiled: transpiled };
+    // same text share its lines and its positions, so a record costs a few dozen bytes. A record keeps the
+    // script only where help() may look for a function in it.
+    const rec = cellRecord(fileName, executionCount, cached.lines, transpiled);
     this.cells.set(fileName, rec);
     const mode = this.checker.mode;
     const check = this.checker.analyze(source);
@@ -357,10 +358,11 @@ export class ExecutionEngine {
    */
   compileNested(code: string): () => Promise<unknown> {
     const fileName = `tsgpu-cell-${++this.seq}`;
-    const rec: CellRecord = { fileName, executionCount: this.executionCount, lines: code.split("\n"), compiled: undefined };
+    let rec = cellRecord(fileName, this.executionCount, code.split("\n"));
     this.cells.set(fileName, rec);
     const t = transpileCell(rewriteMagics(code), fileName, true);
-    rec.compiled = t;
+    rec = cellRecord(fileName, rec.executionCount, rec.lines, t);
+    this.cells.set(fileName, rec);
     for (const n of t.names) this.userNames.add(n);
     const script = new Script(t.script, { filename: fileName });
     return async () => {

@@ -56,12 +56,12 @@ function positionOf(text: string, offset: number): { line: number; column: numbe
 /** The cell lines a function defined by a cell came from (the latest cell whose script holds its text). */
 function cellSource(fnText: string, cells: CellRecord[]): SourceText | null {
   for (const rec of [...cells].reverse()) {
-    const script = rec.compiled?.script;
+    const script = rec.script;
     const at = script ? script.indexOf(fnText) : -1;
-    if (!script || at < 0) continue;
+    if (!script || !rec.positions || at < 0) continue;
     const start = positionOf(script, at), end = positionOf(script, at + fnText.length - 1);
-    const from = rec.compiled!.cellPosition(start.line, start.column);
-    const to = rec.compiled!.cellPosition(end.line, end.column);
+    const from = rec.positions.cellPosition(start.line, start.column);
+    const to = rec.positions.cellPosition(end.line, end.column);
     if (!from) continue;
     const last = to ? to.line : from.line + (fnText.match(/\n/g) ?? []).length;
     return { text: lineRange(rec.lines, from.line, last), where: `Cell In[${rec.executionCount}], line ${from.line}` };

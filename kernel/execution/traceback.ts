@@ -4,7 +4,7 @@
  * go back through the cell's source map; kernel-internal frames are left out.
  */
 import { sep } from "path";
-import type { TranspiledCell } from "./transpile";
+import type { CellPositions, TranspiledCell } from "./transpile";
 
 export interface CellRecord {
   /** The script's file name in stack traces, e.g. `tsgpu-cell-4`. */
@@ -12,7 +12,20 @@ export interface CellRecord {
   executionCount: number;
   lines: string[];
   /** Set once the cell compiled; maps script positions to cell positions. */
-  compiled?: TranspiledCell;
+  positions?: CellPositions;
+  /**
+   * The script that ran, kept only where the cell has a function or class of its own (`help` finds a
+   * function's source by its text in it): the other scripts are garbage after their run.
+   */
+  script?: string;
+}
+
+/**
+ * A cell's record; `compiled` once it compiled. Every record has the same
+ * five fields (one object shape, its properties in the object itself).
+ */
+export function cellRecord(fileName: string, executionCount: number, lines: string[], compiled?: TranspiledCell): CellRecord {
+  return { fileName, executionCount, lines, positions: compiled?.positions, script: compiled?.definesFunctions ? compiled.script : undefined };
 }
 
 export interface ErrorContent { ename: string; evalue: string; traceback: string[] }
@@ -22,7 +35,7 @@ const kernelDir = __dirname.slice(0, __dirname.lastIndexOf(sep + "kernel")) + se
 
 /** A generated-script position (1-based) → the cell position (1-based), if mapped. */
 export function cellPosition(rec: CellRecord, line: number, column: number): { line: number; column: number } | null {
-  return rec.compiled ? rec.compiled.cellPosition(line, column) : { line, column };
+  return rec.positions ? rec.positions.cellPosition(line, column) : { line, column };
 }
 
 function excerpt(rec: CellRecord, line: number): string {
@@ -69,7 +82,7 @@ export function formatError(err: unknown, cells: Map<string, CellRecord>): Error
     const [, fn, file, l, c] = m;
     const rec = cells.get(file);
     if (rec) {
-      if (rec.compiled && Number(l) === rec.compiled.wrapperLine) continue;
+      if (rec.positions && Number(l) === rec.positions.wrapperLine) continue;
       const pos = cellPosition(rec, Number(l), Number(c));
       const block = pos ? excerpt(rec, pos.line) + (fn && !fn.startsWith("async ") && fn !== "<anonymous>" ? `\n    in ${fn}` : "") : "";
       // Frames of one place (a line reached again through a callback) are shown once.

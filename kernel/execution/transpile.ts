@@ -29,37 +29,37 @@ export class CellSyntaxError extends Error {
 const RUNTIME = "__tsgpu";
 const CELL = "__tsgpu_cell";
 
-/** Columns inserted (+) or removed (-) at a column of a line of swc's output. */
-type Shift = { line: number; column: number; delta: number };
-
 /** Parsed source maps of the cells that needed one last, most recent last. */
 const kParsedMaps = 16;
-const parsedMaps = new Map<TranspiledCell, SourceMap>();
+const parsedMaps = new Map<CellPositions, SourceMap>();
 
-export class TranspiledCell {
+/**
+ * What maps a position in a cell's script back to the cell: swc's source map
+ * (as its JSON text) and the columns the kernel's own edits moved. This, not
+ * the script, is what the record of every run keeps (tracebacks and `%memory`
+ * need it for as long as the session lasts), so it is kept small: the
+ * shifts are one flat array of numbers, `[line, column, delta, …]` in line
+ * order (was a Map of objects per line), and the parsed map is made only
+ * when a position is asked for (bench/soak.ts: 10,000 cells grew the main
+ * heap 1.1 KB a cell with the scripts, maps and shift objects in every record).
+ */
+export class CellPositions {
   constructor(
-    /** The script to run. */
-    readonly script: string,
-    /** Top-level names the cell declares (and so defines as globals). */
-    readonly names: string[],
+    /**
+     * The script's last line: where the cell's wrapper function is called.
+     * A stack frame there is the kernel's call, not a line of the cell.
+     */
+    readonly wrapperLine: number,
     private readonly mapJson: string,
-    private readonly shifts: Map<number, Shift[]>,
+    /** Columns inserted (+) or removed (-) at a column of a line of swc's output: line, column, delta triples (an array of its exact length: one grown by push keeps spare room). */
+    private readonly shifts: readonly number[],
   ) {}
-
-  /**
-   * The script's last line: where the cell's wrapper function is called.
-   * A stack frame there is the kernel's call, not a line of the cell.
-   */
-  get wrapperLine(): number {
-    return this.wrapperLineCache ??= (this.script.match(/\n/g) ?? []).length + 1;
-  }
-  private wrapperLineCache?: number;
 
   /**
    * Parsed only when an error or a memory record needs it: most cells never
    * do. The parsed form (an object per mapping) is kept for a few recent
-   * cells only, not on the cell: a long session's failed cells would
-   * otherwise each keep theirs (bench/soak.ts: 900 of them, several MiB).
+   * cells only: a long session's failed cells would otherwise each keep
+   * theirs (bench/soak.ts: 900 of them, several MiB).
    */
   private get map(): SourceMap {
     let map = parsedMaps.get(this);
@@ -72,15 +72,40 @@ export class TranspiledCell {
   /** A 1-based position in the script → the 1-based position in the cell, or null. */
   cellPosition(line: number, column: number): { line: number; column: number } | null {
     let col = column - 1;
-    const shifts = this.shifts.get(line - 1) ?? [];
     let acc = 0;
-    for (const s of shifts) {
-      if (s.column + acc + Math.max(0, s.delta) <= col) acc += s.delta;
+    const s = this.shifts;
+    for (let i = 0; i < s.length; i += 3) {
+      if (s[i] !== line - 1) continue;
+      if (s[i + 1] + acc + Math.max(0, s[i + 2]) <= col) acc += s[i + 2];
     }
     col = Math.max(0, col - acc);
     const entry = this.map.findEntry(line - 1, col) as any;
     if (!entry || entry.originalLine === undefined) return null;
     return { line: entry.originalLine + 1, column: entry.originalColumn + 1 };
+  }
+}
+
+export class TranspiledCell {
+  constructor(
+    /** The script to run. */
+    readonly script: string,
+    /** Top-level names the cell declares (and so defines as globals). */
+    readonly names: string[],
+    /** Script positions → cell positions. */
+    readonly positions: CellPositions,
+    /**
+     * Whether the cell's text has a function or class of its own (beyond
+     * the kernel's wrapper): only then can something outlive the run whose
+     * source `help` looks for in the script.
+     */
+    readonly definesFunctions: boolean,
+  ) {}
+
+  get wrapperLine(): number { return this.positions.wrapperLine; }
+
+  /** A 1-based position in the script → the 1-based position in the cell, or null. */
+  cellPosition(line: number, column: number): { line: number; column: number } | null {
+    return this.positions.cellPosition(line, column);
   }
 }
 
@@ -176,7 +201,9 @@ export function transpileCell(source: string, fileName: string, keepResult: bool
   const last = body[body.length - 1];
 
   // Declarations: top-level let/const/class/function, and var anywhere outside functions.
+  let definesFunctions = false;
   walk(ast, (n, inFn, parent) => {
+    if (/Function|Class/.test(n.type)) definesFunctions = true;
     if (n.type === "VariableDeclaration" && !inFn && (n.kind === "var" || body.includes(n))) {
       const declared: string[] = [];
       for (const d of n.declarations) bindingNames(d.id, declared);
@@ -233,7 +260,8 @@ export function transpileCell(source: string, fileName: string, keepResult: bool
   const prefix = `${declared}(async function (${CELL}) { ${define}`;
   const { text, shifts } = applyEdits(code, edits, prefix.length);
   const script = `${prefix}${text}\n})(${RUNTIME}.cell);`;
-  return new TranspiledCell(script, [...names], map, shifts);
+  const wrapperLine = (script.match(/\n/g) ?? []).length + 1;
+  return new TranspiledCell(script, [...names], new CellPositions(wrapperLine, map, shifts.slice()), definesFunctions);
 }
 
 /** Replacement text for `original` that keeps its line breaks. */
@@ -261,15 +289,12 @@ function importEdit(code: string, st: Node, names: Set<string>): Edit {
   return { start: st.start, end: st.end, text: keepLines(code.slice(st.start, st.end), parts.join(" ")) };
 }
 
-/** Applies edits (no two overlap) and records per output line how columns moved. */
-function applyEdits(code: string, edits: Edit[], firstLineShift: number): { text: string; shifts: Map<number, Shift[]> } {
+/** Applies edits (no two overlap) and records how columns moved: line, column, delta triples in line order. */
+function applyEdits(code: string, edits: Edit[], firstLineShift: number): { text: string; shifts: number[] } {
   edits.sort((a, b) => a.start - b.start || a.end - b.end);
-  const shifts = new Map<number, Shift[]>();
+  const shifts: number[] = [];
   const record = (line: number, column: number, delta: number) => {
-    if (!delta) return;
-    const list = shifts.get(line) ?? [];
-    list.push({ line, column, delta });
-    shifts.set(line, list);
+    if (delta) shifts.push(line, column, delta);
   };
   record(0, 0, firstLineShift);
   let out = "";
