@@ -53,11 +53,22 @@ export const KERNEL_NODE_FLAGS: readonly string[] = ["--expose-gc", "--min-semi-
  * zeromq's thread allocates what arrives and the main thread frees it; with
  * glibc's moving threshold, once a large message had been freed, later ones
  * came from the heap and their pages stayed: +88 MiB over 10,000 hostile
- * messages, +30 MiB with the fixed threshold (bench/results/hostile.md). A
- * user's own GLIBC_TUNABLES go in the kernelspec's env in its place.
+ * messages, +30 MiB with the fixed threshold (bench/results/hostile.md). The
+ * launcher adds the setting to the user's own GLIBC_TUNABLES as the kernel starts
+ * (kernel/launch/malloc_tunables.c), so a kernelspec that runs through it needs none
+ * (installedKernelEnv); `current` is the user's value, to which it is added here.
  */
 export function kernelEnv(current?: string): Record<string, string> {
   return { GLIBC_TUNABLES: current === undefined ? kCheckerMallocTunable : checkerTunables(current) };
+}
+
+/**
+ * The env of the installed kernelspec: empty where its argv runs through the launcher (which keeps the
+ * user's GLIBC_TUNABLES and adds the kernel's setting), else kernelEnv(), which Jupyter puts in place of
+ * the user's value.
+ */
+export function installedKernelEnv(argv: readonly string[] = kernelspecArgv()): Record<string, string> {
+  return argv[0] === LAUNCHER ? {} : kernelEnv();
 }
 
 export function kernelArgv(): string[] {
@@ -178,7 +189,7 @@ export function install(o: InstallOptions): string {
     display_name: o.displayName,
     language: "typescript",
     interrupt_mode: "message",
-    env: kernelEnv(),
+    env: installedKernelEnv(),
     metadata: { debugger: false, tsgpu: { version } },
   };
   writeTextFile(join(dir, "kernel.json"), JSON.stringify(spec, null, 2) + "\n");

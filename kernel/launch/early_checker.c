@@ -28,6 +28,7 @@
  */
 #define _GNU_SOURCE
 #include "early_checker.h"
+#include "malloc_tunables.h"
 #include "small_file.h"
 
 #include <errno.h>
@@ -89,22 +90,6 @@ static int valid_key(const char *key) {
   return 1;
 }
 
-/* glibc's malloc setting for the checker (why: kCheckerMallocTunable in kernel/execution/checker_snapshot.ts). */
-#define kMallocTunable "glibc.malloc.mmap_threshold=131072"
-
-/* GLIBC_TUNABLES for the checker: the user's, with the malloc setting added unless they set a threshold. */
-static char *checker_tunables(void) {
-  static char entry[4096];
-  const char *current = getenv("GLIBC_TUNABLES");
-  int n;
-  if (!current || !*current) n = snprintf(entry, sizeof entry, "GLIBC_TUNABLES=%s", kMallocTunable);
-  else if (strstr(current, "glibc.malloc.mmap_threshold=")) n = snprintf(entry, sizeof entry, "GLIBC_TUNABLES=%s", current);
-  else n = snprintf(entry, sizeof entry, "GLIBC_TUNABLES=%s:%s", current, kMallocTunable);
-  /* Too long to add to: pass the user's value as it was. */
-  if (n < 0 || n >= (int)sizeof entry) snprintf(entry, sizeof entry, "GLIBC_TUNABLES=%s", current ? current : "");
-  return entry;
-}
-
 /* Whether an environment entry is one the checker must not inherit (or gets in another form). */
 static int dropped(const char *entry) {
   static const char *const kDropped[] = {"NODE_OPTIONS=", "NODE_CHANNEL_FD=", "NODE_CHANNEL_SERIALIZATION_MODE=",
@@ -127,7 +112,7 @@ static void exec_checker(int ipc, int err, char **args, char *setup_env) {
   size_t n = 0;
   for (char **e = environ; *e && n < kMaxEnv; e++)
     if (!dropped(*e)) envp[n++] = *e;
-  envp[n++] = checker_tunables();
+  envp[n++] = malloc_tunables_entry();
   envp[n++] = "NODE_CHANNEL_FD=3";
   envp[n++] = "NODE_CHANNEL_SERIALIZATION_MODE=json";
   envp[n++] = setup_env;

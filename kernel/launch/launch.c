@@ -22,6 +22,9 @@
  * connection file: it chooses its ports itself. What the launcher does for it
  * is start the kernel's type checker process before running COMMAND
  * (early_checker.c).
+ *
+ * Either way it adds the kernel's malloc setting to GLIBC_TUNABLES before it runs COMMAND, keeping the
+ * user's own tunables (malloc_tunables.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -33,6 +36,7 @@
 #include <unistd.h>
 
 #include "early_checker.h"
+#include "malloc_tunables.h"
 #include "small_file.h"
 #include "tcp_listen.h"
 
@@ -180,6 +184,9 @@ int main(int argc, char **argv) {
   char **command = argv + (checker ? 3 : 2);
   if (checker) start_early_checker(argv[2]);
   else prebind(argv[1]);
+  /* The kernel's malloc setting, added to the user's own GLIBC_TUNABLES (glibc reads them as the process starts,
+   * so Node.js cannot set them for itself; a kernelspec's env would replace the user's). */
+  putenv(malloc_tunables_entry());
   execvp(command[0], command);
   fprintf(stderr, "tsgpu-launch: cannot run %s: %s\n", command[0], strerror(errno));
   return 127;

@@ -11,7 +11,7 @@ import { createConnection, createServer, Server } from "net";
 import { tmpdir } from "os";
 import { join } from "path";
 import { KernelClient } from "../../../kernel/transport/client";
-import { kernelspecArgv } from "../../../kernel/commands/install";
+import { installedKernelEnv, kernelspecArgv } from "../../../kernel/commands/install";
 import { ConnectionInfo } from "../../../kernel/protocol/connection";
 import { kernelArgv, ofType, ROOT, writeConnectionFile } from "../../helpers";
 
@@ -46,6 +46,16 @@ test("the build has the launcher and the installed kernelspec starts the kernel 
   expect(existsSync(LAUNCHER)).toBe(true);
   expect(kernelspecArgv().slice(0, 2)).toEqual([LAUNCHER, "{connection_file}"]);
   expect(kernelspecArgv().slice(2)).toEqual(kernelArgv());
+});
+
+test("the launcher adds the kernel's malloc setting to the user's GLIBC_TUNABLES, and the kernelspec sets none of its own", () => {
+  const run = (env: NodeJS.ProcessEnv) => spawnSync(LAUNCHER, [join(tempDir(), "none.json"), "sh", "-c", 'printf "%s" "$GLIBC_TUNABLES"'],
+    { env: { PATH: process.env.PATH, ...env }, encoding: "utf8" }).stdout;
+  expect(run({})).toBe("glibc.malloc.mmap_threshold=131072");
+  expect(run({ GLIBC_TUNABLES: "glibc.malloc.arena_max=2" })).toBe("glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=131072");
+  expect(run({ GLIBC_TUNABLES: "glibc.malloc.mmap_threshold=65536" })).toBe("glibc.malloc.mmap_threshold=65536");
+  expect(installedKernelEnv()).toEqual({});
+  expect(installedKernelEnv(kernelArgv())).toEqual({ GLIBC_TUNABLES: "glibc.malloc.mmap_threshold=131072" });
 });
 
 test("the launcher listens on the five ports of the connection file and names the sockets to the command it runs", async () => {
