@@ -267,6 +267,14 @@ function rowNormRun(op: 'layerNorm' | 'rmsNorm', t: Tensor, shape: readonly numb
     return [down, ...r.slice(1)];
   }
   const n = normalizedNumel(op, t, shape);
+  if (n === 0) {
+    // Rows of no elements (PyTorch's answer): an empty result, and for layerNorm a mean of 0 and an rstd of NaN a row.
+    const rows = t.shape.slice(0, t.ndim - shape.length).reduce((a, b) => a * b, 1);
+    const stat = t.dtype === 'float64' ? 'float64' : 'float32';
+    const outs = [t.mul(0)]; // empty, and in the graph, so the input's gradient is an empty tensor as PyTorch's
+    if (op === 'layerNorm') outs.push(zeros([rows], { dtype: stat, device: t.device }), full([rows], NaN, { dtype: stat, device: t.device }));
+    return outs;
+  }
   const x = t.contiguous();
   const extra = inputs.map((w) => (w ? w.contiguous() : null));
   const rows = n > 0 ? t.numel / n : 0;
