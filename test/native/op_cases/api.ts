@@ -24,6 +24,9 @@ const i32 = torch.randint(-9, 9, [5, 7]).int();
 const i64 = torch.randint(-9, 9, [5, 7]);
 /** Rows of 5,000 small integers of both signs, many equal (the radix sort's rows). */
 const longInts = torch.randint(-50, 50, [3, 5000]);
+/** Rows of 1,000 floats, two NaN in row 1 (topk counts NaN largest). */
+const longFloats = torch.randn([3, 1000]);
+longFloats.index(1).narrow(0, 500, 2).fill_(NaN);
 const mask = torch.rand([5, 7]).gt(0.5);
 const lo = torch.randn([5, 7]).sub(0.5);
 const hi = lo.add(1);
@@ -200,6 +203,12 @@ const reductions: RefCase[] = [
       return [...pair(li.sort(1, false, true)), ...pair(li.sort(1, true, true)), ...pair(li.mul(2 ** 33).sort(1, false, true)), ...pair(li.short().sort(1, false, true)),
         ...pair(li.add(60).to('uint8').sort(1, true, true)), ...pair(li.t().sort(0, false, true)), torch.unique(li) as torch.Tensor,
         (torch.unique(li, { returnInverse: true, returnCounts: true }) as torch.Tensor[])[2]];
+    } },
+  { name: 'topk of a few from long rows (one pass on cpu): largest and smallest, with NaN, and of ties (values)', inputs: { lf: longFloats },
+    torch: '(*torch.topk(lf, 8, dim=1), *torch.topk(lf, 5, dim=1, largest=False), torch.topk(lf.round(), 20, dim=1).values, torch.topk(lf.t(), 3, dim=0).values)',
+    run: ({ lf }) => {
+      const a = torch.topk(lf, 8, 1), b = torch.topk(lf, 5, 1, false);
+      return [a.values, a.indices, b.values, b.indices, torch.topk(lf.round(), 20, 1).values, torch.topk(lf.t(), 3, 0).values];
     } },
   { name: 'sort stable ascending of int', inputs: { i64 }, torch: 'tuple(i64.sort(dim=0, stable=True))', run: ({ i64 }) => { const r = i64.sort(0, false, true); return [r.values, r.indices]; } },
   { name: 'argmax keepdim of a transpose', inputs: { x }, torch: 'x.transpose(0, 2).argmax(1, keepdim=True)', run: ({ x }) => x.transpose(0, 2).argmax(1, { keepdim: true }) },

@@ -15,6 +15,9 @@ namespace tsgpu {
 namespace ops {
 namespace {
 
+/** topk of at most this many (and a row at least 16 times as long) keeps its best k in one pass. */
+constexpr int64_t kScanTopK = 32;
+
 /** Rows at least this long of an integer dtype are sorted whole by radix (shorter ones by comparisons). */
 constexpr int64_t kRadixMinLen = 1 << 12;
 
@@ -62,12 +65,32 @@ struct CpuSort {
       const auto before = [&](const std::pair<M, int64_t>& a, const std::pair<M, int64_t>& c) {
         return sortsBefore(a.first, c.first, descending);
       };
+      const auto total = [&](const std::pair<M, int64_t>& a, const std::pair<M, int64_t>& c) {
+        return before(a, c) || (!before(c, a) && a.second < c.second);
+      };
       walkElements<3>(p.rows, b, e, [&](const int64_t* off) {
-        for (int64_t j = 0; j < p.len; ++j) row[j] = {static_cast<M>(self[off[2] + j * p.inStride]), j};
-        if (k < p.len) {
-          std::partial_sort(row.begin(), row.begin() + k, row.end(), [&](const auto& a, const auto& c) {
-            return before(a, c) || (!before(c, a) && a.second < c.second);
-          });
+        if (k > 0 && k <= kScanTopK && k * 16 <= p.len) {
+          // A few of a long row: one pass that keeps the best k so far in order (a later element equal to
+          // the k-th is never before it), without copying the row.
+          for (int64_t j = 0; j < k; ++j) row[j] = {static_cast<M>(self[off[2] + j * p.inStride]), j};
+          std::sort(row.begin(), row.begin() + k, total);
+          for (int64_t j = k; j < p.len; ++j) {
+            const std::pair<M, int64_t> v{static_cast<M>(self[off[2] + j * p.inStride]), j};
+            if (!before(v, row[k - 1])) continue;
+            int64_t at = k - 1;
+            while (at > 0 && before(v, row[at - 1])) {
+              row[at] = row[at - 1];
+              --at;
+            }
+            row[at] = v;
+          }
+        } else {
+          for (int64_t j = 0; j < p.len; ++j) row[j] = {static_cast<M>(self[off[2] + j * p.inStride]), j};
+        }
+        if (k > 0 && k <= kScanTopK && k * 16 <= p.len) {
+          // row[0 .. k) holds them already.
+        } else if (k < p.len) {
+          std::partial_sort(row.begin(), row.begin() + k, row.end(), total);
         } else if (radix) {
           if constexpr (std::is_integral<M>::value) radixSortRow(row, tmp, descending);
         } else {
