@@ -14,6 +14,13 @@ export interface CachedCell {
   /** The text as typed (before magics were rewritten), and its lines: shared by the records of its runs. */
   code: string;
   lines: string[];
+  /**
+   * Arithmetic on number literals (language/trivial_cell.ts), decided once per text: such a cell has no
+   * side effect, cannot throw and always gives the same value, so after its first run the value is kept
+   * here (`value`) and later runs skip compiling it (new vm.Script: the largest part of such a cell's cost).
+   */
+  literal?: boolean;
+  value?: { result: unknown };
 }
 
 export class CellCache {
@@ -28,7 +35,7 @@ export class CellCache {
     const key = (keepResult ? "1" : "0") + source;
     let entry = this.entries.get(key);
     if (entry) this.entries.delete(key);
-    if (!entry || entry.code !== code) entry = { transpiled: entry?.transpiled ?? make(), code, lines: code.split("\n") };
+    if (!entry || entry.code !== code) entry = { transpiled: entry?.transpiled ?? make(), code, lines: code.split("\n"), literal: entry?.literal, value: entry?.value };
     this.entries.set(key, entry);
     if (this.entries.size > kCachedCells) this.entries.delete(this.entries.keys().next().value!);
     return entry;

@@ -15,6 +15,31 @@ import { PendingCheck, TypeChecker } from "../language/checker";
 import { CachedCell, CellCache } from "./cell_cache";
 import { strictErrorContent, warningText } from "./diagnostics";
 import type { CellDiagnostic } from "../language/cell_language";
+import { isLiteralArithmetic } from "../language/trivial_cell";
+
+/**
+ * A cell's AbortController, made only when something asks for its signal
+ * (an `input()` waiting, a cell's own code): most cells never do, and one
+ * made for every cell was a measurable part of a small cell's cost. An abort
+ * before then is remembered, and the signal is made aborted.
+ */
+class CellAbort {
+  private controller?: AbortController;
+  private reason?: { value: unknown };
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.reason) this.controller.abort(this.reason.value);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    if (this.controller) this.controller.abort(reason);
+    else this.reason ??= { value: reason };
+  }
+}
 
 /*
  * V8's compilation cache keeps about 1 KiB for every script compiled from a
@@ -97,7 +122,7 @@ export class ExecutionEngine {
   private cancel?: (e: Error) => void;
   /** Ends the wait of a finished cell for its type warnings (on interrupt): they follow when they come. */
   private stopWarningWait?: () => void;
-  private abort?: AbortController;
+  private abort?: CellAbort;
   readonly loader: ModuleLoader;
   /** Type checking, completion and inspection (the checker thread). */
   readonly checker: TypeChecker;
@@ -209,8 +234,8 @@ export class ExecutionEngine {
     const mode = this.checker.mode;
     const check = this.checker.analyze(source);
 
-    const abort = new AbortController();
-    const scope: CellScope = { parent, executionCount, signal: abort.signal };
+    const abort = new CellAbort();
+    const scope: CellScope = { parent, executionCount, get signal() { return abort.signal; } };
     this.abort = abort;
     this.router.current = scope;
     this.hooks.beforeCell?.(executionCount);
@@ -234,13 +259,21 @@ export class ExecutionEngine {
       const runtime = (globalThis as any).__tsgpu;
       const cellState = { result: undefined as unknown };
       runtime.cell = cellState;
-      // No V8 code cache here: a script compiled from one takes the file name of the run that made it,
-      // and tracebacks find the cell by that name.
-      const script = new Script(transpiled.script, { filename: fileName });
-      this.checker.commit(check.seq);
-      const promise = this.router.scopes.run(scope, () => script.runInThisContext({ breakOnSigint: true }) as Promise<void>);
-      settled = promise.then(() => true, () => true);
-      await Promise.race([promise, cancelled]);
+      cached.literal ??= isLiteralArithmetic(code);
+      if (cached.value) {
+        // Literal arithmetic run before: its value, without compiling it again (see CachedCell).
+        this.checker.commit(check.seq);
+        cellState.result = cached.value.result;
+      } else {
+        // No V8 code cache here: a script compiled from one takes the file name of the run that made it,
+        // and tracebacks find the cell by that name.
+        const script = new Script(transpiled.script, { filename: fileName });
+        this.checker.commit(check.seq);
+        const promise = this.router.scopes.run(scope, () => script.runInThisContext({ breakOnSigint: true }) as Promise<void>);
+        settled = promise.then(() => true, () => true);
+        await Promise.race([promise, cancelled]);
+        if (cached.literal) cached.value = { result: cellState.result };
+      }
       const hasResult = keepResult && cellState.result !== undefined;
       if (hasResult && options.storeHistory) this.storeOutput(executionCount, cellState.result);
       outcome = { status: "ok", executionCount, hasResult, result: cellState.result };

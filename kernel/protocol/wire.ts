@@ -30,7 +30,8 @@ export class Signer {
 
   get enabled(): boolean { return this.algorithm !== null; }
 
-  sign(parts: Buffer[]): string {
+  /** The hex signature of the parts (strings count as their UTF-8 bytes); "" when unsigned. */
+  sign(parts: readonly (Buffer | string)[]): string {
     if (!this.algorithm || !this.secret) return "";
     const h = createHmac(this.algorithm, this.secret);
     for (const p of parts) h.update(p);
@@ -72,6 +73,33 @@ function json(value: unknown): Buffer {
 export function encode(msg: Message, signer: Signer): Buffer[] {
   const parts = [json(msg.header), json(msg.parent_header), json(msg.metadata), json(msg.content)];
   return [...msg.idents, DELIMITER, Buffer.from(signer.sign(parts)), ...parts, ...msg.buffers];
+}
+
+/** A frame as zeromq takes it: a string goes as its UTF-8 bytes. */
+export type SendFrame = Buffer | string;
+
+/**
+ * Message → frames, signed, the same bytes on the wire as `encode` but with
+ * the signature and the four JSON parts as strings: zeromq.js copies a string
+ * into memory it owns, where a Buffer of more than 128 bytes is sent without
+ * a copy and its reference handed back to the sending thread afterwards (an
+ * async wake-up of that thread's event loop for every such frame). For the
+ * main thread's sends (5 a cell), which the kernel makes as fast as it can.
+ */
+export function encodeText(msg: Message, signer: Signer): SendFrame[] {
+  const parts = [JSON.stringify(msg.header ?? {}), JSON.stringify(msg.parent_header ?? {}),
+    JSON.stringify(msg.metadata ?? {}), JSON.stringify(msg.content ?? {})];
+  const frames: SendFrame[] = msg.idents.length ? [...msg.idents, DELIMITER] : [DELIMITER];
+  frames.push(signer.sign(parts), parts[0], parts[1], parts[2], parts[3]);
+  for (const b of msg.buffers) frames.push(b);
+  return frames;
+}
+
+/** Bytes of frames (a string counts as its UTF-8 bytes). */
+export function frameBytes(frames: readonly SendFrame[]): number {
+  let n = 0;
+  for (const f of frames) n += typeof f === "string" ? Buffer.byteLength(f) : f.length;
+  return n;
 }
 
 /** Signs frames made by `encode` with an unsigned Signer (the signature frame is replaced in place). */

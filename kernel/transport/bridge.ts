@@ -17,7 +17,7 @@ import { join } from "path";
 import * as zmq from "zeromq";
 import { Message, Origin, reply } from "../protocol/message";
 import { ConnectionInfo, endpoint } from "../protocol/connection";
-import { decodeOrDrop, encode, Signer } from "../protocol/wire";
+import { decodeOrDrop, encode, encodeText, frameBytes, SendFrame, Signer } from "../protocol/wire";
 import { DropLog } from "../protocol/drop_log";
 import { admit } from "../protocol/inbound";
 import { answer } from "../protocol/bracket";
@@ -88,7 +88,7 @@ export class Transport {
   private readonly early: { channel: "shell" | "control"; msg: Message }[] = [];
   private subscribed = false;
   /** Frames of the iopub messages sent before the first subscription, in order (see kMaxUnheard). */
-  private readonly unheard: Buffer[][] = [];
+  private readonly unheard: SendFrame[][] = [];
   private unheardBytes = 0;
   private closed = false;
   /**
@@ -221,7 +221,7 @@ export class Transport {
       recordOutbound("iopub", welcome);
       const first = !this.subscribed;
       this.subscribed = true;
-      this.sendFrames(this.iopub, encode(welcome, this.signer));
+      this.sendFrames(this.iopub, encodeText(welcome, this.signer));
       if (first) {
         this.unheardBytes = 0;
         for (const frames of this.unheard.splice(0)) this.sendFrames(this.iopub, frames);
@@ -266,7 +266,7 @@ export class Transport {
     if (channel === "shell" || channel === "iopub") {
       // A message sent before the worker's iopub messages waiting in the relay would overtake them.
       if (channel === "iopub") this.pump();
-      this.sendFrames(channel === "shell" ? this.shell : this.iopub, encode(msg, this.signer));
+      this.sendFrames(channel === "shell" ? this.shell : this.iopub, encodeText(msg, this.signer));
       return;
     }
     const parts = packFrames(channel, encode(msg, unsigned));
@@ -276,14 +276,14 @@ export class Transport {
     this.post({ kind: "send", channel, msg });
   }
 
-  private sendFrames(sock: zmq.Router | zmq.XPublisher | undefined, frames: Buffer[]): void {
+  private sendFrames(sock: zmq.Router | zmq.XPublisher | undefined, frames: SendFrame[]): void {
     if (!sock || sock.closed) return;
     if (sock === this.iopub && !this.subscribed) {
       // Nobody would hear it: keep it for the first subscriber.
       this.unheard.push(frames);
-      this.unheardBytes += frames.reduce((n, f) => n + f.length, 0);
+      this.unheardBytes += frameBytes(frames);
       while (this.unheard.length > kMaxUnheard || (this.unheardBytes > kMaxUnheardBytes && this.unheard.length > 1)) {
-        this.unheardBytes -= this.unheard.shift()!.reduce((n, f) => n + f.length, 0);
+        this.unheardBytes -= frameBytes(this.unheard.shift()!);
         this.drops.drop("outgoing iopub", "no subscriber yet", `published before anyone subscribed (the first subscriber `
           + `gets at most ${kMaxUnheard} messages and ${kMaxUnheardBytes >> 20} MiB of what came before it)`);
       }
