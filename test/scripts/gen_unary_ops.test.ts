@@ -26,7 +26,11 @@ function rows(...extra: Row[]): Row[] {
   const numeric = ['neg', 'abs', 'relu', 'floor', 'ceil', 'trunc', 'sign', 'round'];
   return [
     ...named.map((n) => plain(n, 'float')), ...numeric.map((n) => plain(n, 'numeric')),
-    plain('logicalNot', 'all'), plain('bitwiseNot', 'int|bool'), ...extra,
+    plain('logicalNot', 'all'), plain('bitwiseNot', 'int|bool'),
+    // Every other hand-written op, so that the tables name only rows given here.
+    ...Object.keys(gen.HAND_WRITTEN).filter((n) => ![...named, ...numeric, 'logicalNot', 'bitwiseNot'].includes(n))
+      .map((n) => ({ name: n, inputs: ['self'], outputs: ['out'], attrs: [], dtypes: 'all', inplace: false })),
+    ...extra,
   ];
 }
 
