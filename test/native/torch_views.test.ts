@@ -21,6 +21,8 @@ const small = torch.rand([3, 3]).mul(1e-5);
 const ints = torch.randint(-3, 4, [3, 4]).float();
 const big = torch.randn([100, 100]);
 const wide = torch.randn([4, 2000]);
+// Over the copy's parallel grain (65,536 elements), so that its split over threads and its dense-run memcpy run.
+const large = torch.randn([96, 80, 40]);
 
 const views: RefCase[] = [
   { name: 'view', inputs: { x }, torch: 'x.view(6, 4)', run: ({ x }) => x.view(6, 4) },
@@ -131,6 +133,13 @@ const casts: RefCase[] = [
   { name: 'bfloat16 -> float16', inputs: { bf16 }, torch: 'bf16.half()', run: ({ bf16 }) => bf16.half() },
   { name: 'int8 -> uint8 wraps', inputs: { i8 }, torch: 'i8.to(torch.uint8)', run: ({ i8 }) => i8.to('uint8') },
   { name: 'int32 -> float16', inputs: { i32 }, torch: 'i32.half()', run: ({ i32 }) => i32.half() },
+  { name: 'large narrow copied (dense runs)', inputs: { large }, torch: 'large.narrow(2, 3, 30).contiguous()', run: ({ large }) => large.narrow(2, 3, 30).contiguous() },
+  { name: 'large permutation copied', inputs: { large }, torch: 'large.permute(2, 0, 1).contiguous()', run: ({ large }) => large.permute(2, 0, 1).contiguous() },
+  { name: 'large cat along the last dim', inputs: { large }, torch: 'torch.cat([large[:, :, 5:], large[:, :, :5]], 2)', run: ({ large }) => torch.cat([large.narrow(2, 5, 35), large.narrow(2, 0, 5)], 2) },
+  { name: 'large roll', inputs: { large }, torch: 'torch.roll(large, (7, -3), (0, 2))', run: ({ large }) => torch.roll(large, [7, -3], [0, 2]) },
+  { name: 'large copy_ into a transposed view', inputs: { large }, torch: 'torch.zeros(40, 80, 96).transpose(0, 2).copy_(large)', run: ({ large }) => torch.zeros([40, 80, 96]).transpose(0, 2).copy_(large) },
+  { name: 'large strided view to float64', inputs: { large }, torch: 'large[::2, :, 1::3].to(torch.float64)', run: ({ large }) => large.slice(0, 0, null, 2).slice(2, 1, null, 3).to('float64') },
+  { name: 'large expand copied with a cast', inputs: { large }, torch: 'large[:1].expand(96, 80, 40).half()', run: ({ large }) => large.narrow(0, 0, 1).expand([96, 80, 40]).half() },
   { name: 'to(dtype) of a strided view', inputs: { x }, torch: 'x.transpose(1, 2).to(torch.float64)', run: ({ x }) => x.transpose(1, 2).to('float64') },
 ];
 
