@@ -95,7 +95,9 @@ export function cdist(x1: Tensor, x2: Tensor, p = 2, computeMode: CdistMode = 'u
       const n2 = x2.square().sum(-1, true);
       const a = cat([x1.mul(-2), n1, onesLike(n1)], -1);
       const b = cat([x2, onesLike(n2), n2], -1);
-      return a.matmul(b.transpose(-2, -1)).clampMin(1e-30).sqrt();
+      const sq = a.matmul(b.transpose(-2, -1));
+      // In place when no gradient flows (two passes over the result instead of two new results).
+      return sq.requiresGrad ? sq.clampMin(1e-30).sqrt() : sq.clamp_(1e-30).sqrt_();
     }
     const diff = x1.unsqueeze(-2).sub(x2.unsqueeze(-3));
     return vectorNorm(diff, p, -1);
