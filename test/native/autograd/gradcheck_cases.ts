@@ -92,6 +92,7 @@ export const GRAD_CASES: GradCase[] = [
   { name: 'layerNorm with weight and bias', rows: ['layerNorm'], inputs: [[3, 5], [5], [5]], fn: (x, w, b) => torch.layerNorm(x, [5], w, b) },
   { name: 'rmsNorm with weight', rows: ['rmsNorm'], inputs: [[3, 5], [5]], fn: (x, w) => torch.rmsNorm(x, [5], w, 1e-6) },
   { name: 'sort and topk', rows: ['sort'], inputs: [[3, 5]], fn: (a) => a.sort(1).values.mul(torch.arange(5, { dtype: 'float64', device: a.device })).add(a.topk(2).values.sum()) },
+  { name: 'cdist through its Euclidean matmul path (more than 25 rows)', rows: ['gemm', 'clamp', 'sqrt'], inputs: [[27, 3], [4, 3]], fn: (a, b) => torch.cdist(a, b) },
   { name: 'matmul 2-D and batched', rows: ['gemm'], inputs: [[2, 3], [3, 4], [2, 4, 5]], fn: (a, b, c) => a.matmul(b).matmul(c) },
   { name: 'linear with bias', rows: ['gemm', 'copy'], inputs: [[2, 3], [4, 3], [4]], fn: (x, w, b) => torch.linear(x, w, b) },
   { name: 'addmm with beta', rows: ['gemm'], inputs: [[2, 4], [2, 3], [3, 4]], fn: (c, a, b) => torch.addmm(c, a, b, { beta: 0.5, alpha: 2 }) },
