@@ -27,6 +27,10 @@ const longInts = torch.randint(-50, 50, [3, 5000]);
 /** Rows of 1,000 floats, two NaN in row 1 (topk counts NaN largest). */
 const longFloats = torch.randn([3, 1000]);
 longFloats.index(1).narrow(0, 500, 2).fill_(NaN);
+/** One row of 150,000 (the cpu sort cuts a row from 65,536 into pieces sorted in parallel, then merged): integers with many equal, floats with ties and NaN. */
+const oneLongInts = torch.randint(-300, 300, [150000]);
+const oneLongFloats = torch.randn([150000]).mul(4).round();
+oneLongFloats.narrow(0, 70000, 3).fill_(NaN);
 const mask = torch.rand([5, 7]).gt(0.5);
 const lo = torch.randn([5, 7]).sub(0.5);
 const hi = lo.add(1);
@@ -203,6 +207,20 @@ const reductions: RefCase[] = [
       return [...pair(li.sort(1, false, true)), ...pair(li.sort(1, true, true)), ...pair(li.mul(2 ** 33).sort(1, false, true)), ...pair(li.short().sort(1, false, true)),
         ...pair(li.add(60).to('uint8').sort(1, true, true)), ...pair(li.t().sort(0, false, true)), torch.unique(li) as torch.Tensor,
         (torch.unique(li, { returnInverse: true, returnCounts: true }) as torch.Tensor[])[2]];
+    } },
+  { name: 'sort of one long row (pieces in parallel, merged) with 2 and 3 threads: integers and floats with ties and NaN, stable both ways; unique',
+    inputs: { li: oneLongInts, lf: oneLongFloats },
+    torch: '(*li.sort(stable=True), *li.sort(descending=True, stable=True), *lf.sort(stable=True), *lf.sort(descending=True, stable=True), *li.sort(stable=True), *lf.sort(descending=True, stable=True), torch.unique(li), torch.unique(lf))',
+    run: ({ li, lf }) => {
+      const pair = (r: torch.ValuesIndices) => [r.values, r.indices];
+      const two = [...pair(li.sort(0, false, true)), ...pair(li.sort(0, true, true)), ...pair(lf.sort(0, false, true)), ...pair(lf.sort(0, true, true))];
+      const before = torch.getNumThreads();
+      torch.setNumThreads(3);
+      try {
+        return [...two, ...pair(li.sort(0, false, true)), ...pair(lf.sort(0, true, true)), torch.unique(li) as torch.Tensor, torch.unique(lf) as torch.Tensor];
+      } finally {
+        torch.setNumThreads(before);
+      }
     } },
   { name: 'topk of a few from long rows (one pass on cpu): largest and smallest, with NaN, and of ties (values)', inputs: { lf: longFloats },
     torch: '(*torch.topk(lf, 8, dim=1), *torch.topk(lf, 5, dim=1, largest=False), torch.topk(lf.round(), 20, dim=1).values, torch.topk(lf.t(), 3, dim=0).values)',

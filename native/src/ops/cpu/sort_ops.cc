@@ -1,6 +1,7 @@
 // sort / topk on cpu (ops/common/sort_kernels.h): rows split over the thread
 // pool; a stable sort of (value, index) pairs, partial for topk; kthvalue and
-// the medians by nth_element, in the same order.
+// the medians by nth_element, in the same order. A long row sorted whole
+// (one row of unique, of a flattened sort) is split over the pool itself.
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
@@ -21,22 +22,24 @@ constexpr int64_t kScanTopK = 32;
 /** Rows at least this long of an integer dtype are sorted whole by radix (shorter ones by comparisons). */
 constexpr int64_t kRadixMinLen = 1 << 12;
 
+/** Rows at least this long sorted whole are split over the thread pool: pieces sorted in parallel, then merged. */
+constexpr int64_t kParallelSortMinLen = 1 << 16;
+
 /**
- * A stable LSD radix sort of (value, index) pairs by value, ascending or descending (equal values keep
- * their order either way): keys are the distance from the row's least (or greatest) value, so only the
- * bytes that the row's range uses take a pass. `tmp` is scratch of the row's length.
+ * A stable LSD radix sort of n (value, index) pairs by value, ascending or descending (equal values keep
+ * their order either way): keys are the distance from the least (or greatest) value, so only the bytes
+ * that the range uses take a pass. `tmp` is scratch of n pairs; the result may end in either buffer, and
+ * the function returns the one that holds it.
  */
 template <typename M>
-void radixSortRow(std::vector<std::pair<M, int64_t>>& row, std::vector<std::pair<M, int64_t>>& tmp, bool descending) {
-  uint64_t lo = static_cast<uint64_t>(static_cast<int64_t>(row[0].first)), hi = lo;
+std::pair<M, int64_t>* radixSortRow(std::pair<M, int64_t>* row, std::pair<M, int64_t>* tmp, int64_t n, bool descending) {
   int64_t least = static_cast<int64_t>(row[0].first), most = least;
-  for (const auto& e : row) {
-    const int64_t v = static_cast<int64_t>(e.first);
+  for (int64_t j = 0; j < n; ++j) {
+    const int64_t v = static_cast<int64_t>(row[j].first);
     least = v < least ? v : least;
     most = v > most ? v : most;
   }
-  lo = static_cast<uint64_t>(least);
-  hi = static_cast<uint64_t>(most);
+  const uint64_t lo = static_cast<uint64_t>(least), hi = static_cast<uint64_t>(most);
   const uint64_t range = hi - lo;  // modulo 2^64: the exact distance, also across the sign
   const auto key = [&](M v) {
     const uint64_t u = static_cast<uint64_t>(static_cast<int64_t>(v));
@@ -44,9 +47,59 @@ void radixSortRow(std::vector<std::pair<M, int64_t>>& row, std::vector<std::pair
   };
   for (int shift = 0; shift < 64 && (range >> shift) != 0; shift += 8) {
     size_t count[257] = {};
-    for (const auto& e : row) ++count[((key(e.first) >> shift) & 0xff) + 1];
+    for (int64_t j = 0; j < n; ++j) ++count[((key(row[j].first) >> shift) & 0xff) + 1];
     for (int b = 0; b < 256; ++b) count[b + 1] += count[b];
-    for (const auto& e : row) tmp[count[(key(e.first) >> shift) & 0xff]++] = e;
+    for (int64_t j = 0; j < n; ++j) tmp[count[(key(row[j].first) >> shift) & 0xff]++] = row[j];
+    std::swap(row, tmp);
+  }
+  return row;
+}
+
+/**
+ * Sorts a whole row stably: by radix (integers from kRadixMinLen) or std::stable_sort with `before`. A row
+ * from kParallelSortMinLen is cut into one piece per thread, the pieces sorted in parallel and merged
+ * pairwise (std::merge takes the left piece first on ties, so the result is stable). Leaves the row in
+ * `row`; `tmp` is scratch that is resized to the row when needed.
+ */
+template <typename M, typename Before>
+void sortWholeRow(std::vector<std::pair<M, int64_t>>& row, std::vector<std::pair<M, int64_t>>& tmp, bool descending,
+                  const Before& before) {
+  using Pair = std::pair<M, int64_t>;
+  const int64_t n = static_cast<int64_t>(row.size());
+  const bool radix = std::is_integral<M>::value && n >= kRadixMinLen;
+  const int64_t pieces = n >= kParallelSortMinLen ? parallelChunkCount(0, n, kParallelSortMinLen / 2) : 1;
+  if (!radix && pieces <= 1) {
+    std::stable_sort(row.begin(), row.end(), before);
+    return;
+  }
+  tmp.resize(static_cast<size_t>(n));
+  std::vector<int64_t> bound(static_cast<size_t>(pieces + 1));
+  for (int64_t c = 0; c <= pieces; ++c) bound[c] = n * c / pieces;
+  // Each piece sorted in place in `row` (a radix result that ends in tmp is copied back).
+  parallel_for(0, pieces, 1, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      Pair* a = row.data() + bound[c];
+      const int64_t len = bound[c + 1] - bound[c];
+      if (len == 0) continue;
+      if (radix && len >= kRadixMinLen) {
+        if constexpr (std::is_integral<M>::value) {
+          Pair* done = radixSortRow(a, tmp.data() + bound[c], len, descending);
+          if (done != a) std::copy(done, done + len, a);
+        }
+      } else {
+        std::stable_sort(a, a + len, before);
+      }
+    }
+  });
+  for (int64_t width = 1; width < pieces; width *= 2) {
+    const int64_t pairs = (pieces + 2 * width - 1) / (2 * width);
+    parallel_for(0, pairs, 1, [&](int64_t q0, int64_t q1) {
+      for (int64_t q = q0; q < q1; ++q) {
+        const int64_t lo = bound[q * 2 * width], mid = bound[std::min(pieces, q * 2 * width + width)];
+        const int64_t hi = bound[std::min(pieces, q * 2 * width + 2 * width)];
+        std::merge(row.data() + lo, row.data() + mid, row.data() + mid, row.data() + hi, tmp.data() + lo, before);
+      }
+    });
     row.swap(tmp);
   }
 }
@@ -60,8 +113,6 @@ struct CpuSort {
     parallel_for(0, p.rows.numel, grain, [&](int64_t b, int64_t e) {
       call.checkInterrupt();
       std::vector<std::pair<M, int64_t>> row(static_cast<size_t>(p.len)), tmp;
-      const bool radix = std::is_integral<M>::value && k == p.len && p.len >= kRadixMinLen;
-      if (radix) tmp.resize(static_cast<size_t>(p.len));
       const auto before = [&](const std::pair<M, int64_t>& a, const std::pair<M, int64_t>& c) {
         return sortsBefore(a.first, c.first, descending);
       };
@@ -91,10 +142,8 @@ struct CpuSort {
           // row[0 .. k) holds them already.
         } else if (k < p.len) {
           std::partial_sort(row.begin(), row.begin() + k, row.end(), total);
-        } else if (radix) {
-          if constexpr (std::is_integral<M>::value) radixSortRow(row, tmp, descending);
         } else {
-          std::stable_sort(row.begin(), row.end(), before);
+          sortWholeRow(row, tmp, descending, before);
         }
         for (int64_t j = 0; j < k; ++j) {
           values[off[0] + j * p.valueStride] = static_cast<T>(row[j].first);
