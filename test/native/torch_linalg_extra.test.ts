@@ -17,12 +17,18 @@ const u = torch.randn(3);
 const v = torch.randn(5);
 const big = torch.randn(2, 3, 4, 5);
 const x64 = torch.randn([3, 4], { dtype: 'float64' });
+// Matrices of a batch over the cpu gemm's always-one-per-thread size (2^21 multiply-adds), at least two per thread.
+const bat1 = torch.randn(6, 150, 130);
+const bat2 = torch.randn(6, 130, 140);
 
 const einsum: RefCase[] = [
   { name: 'matmul, explicit and implicit output', inputs: { a, b }, torch: "(torch.einsum('ij,jk->ik', a, b), torch.einsum('ij,jk', a, b))",
     run: ({ a, b }) => [torch.einsum('ij,jk->ik', a, b), torch.einsum('ij,jk', [a, b])] },
   { name: 'batched matmul and a batch that is summed', inputs: { c, d }, torch: "(torch.einsum('bij,bjk->bik', c, d), torch.einsum('bij,bjk->ik', c, d))",
     run: ({ c, d }) => [torch.einsum('bij,bjk->bik', c, d), torch.einsum('bij,bjk->ik', c, d)] },
+  { name: 'batched matmul of moderate matrices (one per thread on cpu), with a transposed operand', inputs: { bat1, bat2 },
+    torch: "(torch.einsum('bij,bjk->bik', bat1, bat2), torch.einsum('bij,bkj->bik', bat1, bat2.mT))",
+    run: ({ bat1, bat2 }) => [torch.einsum('bij,bjk->bik', bat1, bat2), torch.einsum('bij,bkj->bik', bat1, bat2.mT)], rtol: 1e-4, atol: 1e-4 },
   { name: 'transpose, trace, diagonal, sum', inputs: { sq, c }, torch: "(torch.einsum('ij->ji', sq), torch.einsum('ii', sq), torch.einsum('ii->i', sq), torch.einsum('bij->', c), torch.einsum('bij->j', c))",
     run: ({ sq, c }) => [torch.einsum('ij->ji', sq), torch.einsum('ii', sq), torch.einsum('ii->i', sq), torch.einsum('bij->', c), torch.einsum('bij->j', c)] },
   { name: 'outer, inner, and a bilinear form', inputs: { u, v, a }, torch: "(torch.einsum('i,j->ij', u, v), torch.einsum('i,i->', u, u), torch.einsum('i,ij,j->', u, a, a[0]))",

@@ -25,6 +25,8 @@ constexpr int64_t kKC = 256;    // depth of a packed panel
 constexpr int64_t kNC = 3072;   // columns of a packed B panel
 constexpr int64_t kMCTiles = 8; // MR slivers per task
 constexpr int64_t kJG = 4;      // NR slivers per task
+constexpr int64_t kBatchInlineMax = int64_t(1) << 21;  // m*n*k (multiply-adds) of a matrix of a batch always run one per thread
+constexpr int64_t kBatchSplitMax = int64_t(1) << 27;   // m*n*k up to which a batch of at least 2 per thread runs one per thread
 
 const MicroKernels& pickKernels() {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -175,8 +177,10 @@ void gemmBatched(const MicroKernels& kern, const Problem& p) {
     gemmOne<T>(kern, a + i * p.a.batchStride, p.a, b + i * p.b.batchStride, p.b, c + i * p.c.batchStride, p.c, p.m,
                p.n, p.k, static_cast<T>(p.alpha), static_cast<T>(p.beta));
   };
-  // Small matrices: one per chunk (their inner loops then run inline); large ones: parallel inside.
-  if (p.batch > 1 && p.m * p.n * p.k <= (int64_t(1) << 21)) {
+  // Small matrices, or at least two per thread of moderate ones: one per chunk (their inner loops then run
+  // inline, each thread packing its own panels); otherwise parallel inside each.
+  const int64_t volume = p.m * p.n * p.k;
+  if (p.batch > 1 && (volume <= kBatchInlineMax || (p.batch >= 2 * getNumThreads() && volume <= kBatchSplitMax))) {
     parallel_for(0, p.batch, 1, [&](int64_t i0, int64_t i1) {
       for (int64_t i = i0; i < i1; ++i) one(i);
     });
