@@ -377,6 +377,12 @@ export const DERIVATIVES: Readonly<Record<string, DerivativeRow>> = {
     const slope = (c.attrs.negativeSlope as number) ?? 0.01;
     return where(c.tensor(0).gt(0), c.grad(), c.grad().mul(slope));
   }, { inputs: [0] }),
+  logit: unary('LogitBackward0', (c) => {
+    // grad / (x (1 - x)); with eps >= 0, zero outside [eps, 1 - eps] (where the clamp held the input).
+    const x = c.tensor(0), eps = (c.attrs.eps as number) ?? -1;
+    const g = c.grad().div(x.mul(x.neg().add(1)));
+    return eps < 0 ? g : where(x.lt(eps).logicalOr(x.gt(1 - eps)), 0, g);
+  }, { inputs: [0] }),
   neg: unary('NegBackward0', (c) => c.grad().neg(), {}),
   abs: unary('AbsBackward0', (c) => c.grad().mul(c.tensor(0).sign()), { inputs: [0] }),
   sign: { name: 'SignBackward0', backward: zeroGrad },

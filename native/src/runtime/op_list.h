@@ -235,6 +235,8 @@
   X(nonzero, "self", "out", "", "all", "cpuonly") \
   /* out <- self where self > 0, else negativeSlope * self (NaN stays NaN) */ \
   X(leakyRelu, "self", "out", "negativeSlope:double=0.01", "float", "inplace queued") \
+  /* out <- log(c / (1 - c)), c = self clamped to [eps, 1 - eps] when eps >= 0 (cpu only: the TypeScript function composes it on cuda) */ \
+  X(logit, "self", "out", "eps:double=-1", "float", "cpuonly") \
   /* values, indices (int64; self's shape, size 1 along dim) <- per row along dim the element a stable sort (NaN largest) puts at one position: kthvalue the k-th (k from 1), */ \
   /* medianDim the lower middle or the row's first NaN, nanmedianDim the lower middle of the elements that are not NaN (cpu only: the TypeScript functions sort on cuda) */ \
   X(kthvalue,  "self",          "values,indices", "dim:int,k:int",     "numeric", "cpuonly") \

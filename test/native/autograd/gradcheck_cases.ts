@@ -92,6 +92,8 @@ export const GRAD_CASES: GradCase[] = [
   { name: 'layerNorm with weight and bias', rows: ['layerNorm'], inputs: [[3, 5], [5], [5]], fn: (x, w, b) => torch.layerNorm(x, [5], w, b) },
   { name: 'rmsNorm with weight', rows: ['rmsNorm'], inputs: [[3, 5], [5]], fn: (x, w) => torch.rmsNorm(x, [5], w, 1e-6) },
   { name: 'sort and topk', rows: ['sort'], inputs: [[3, 5]], fn: (a) => a.sort(1).values.mul(torch.arange(5, { dtype: 'float64', device: a.device })).add(a.topk(2).values.sum()) },
+  { name: 'logit, and logit with eps (the clamped ends have no gradient)', rows: ['logit'],
+    inputs: [() => torch.tensor([0.05, 0.15, 0.3, 0.5, 0.7, 0.85, 0.95], { dtype: 'float64' })], fn: (p) => torch.logit(p).add(torch.logit(p, 0.1)) },
   { name: 'cdist through its Euclidean matmul path (more than 25 rows)', rows: ['gemm', 'clamp', 'sqrt'], inputs: [[27, 3], [4, 3]], fn: (a, b) => torch.cdist(a, b) },
   { name: 'matmul 2-D and batched', rows: ['gemm'], inputs: [[2, 3], [3, 4], [2, 4, 5]], fn: (a, b, c) => a.matmul(b).matmul(c) },
   { name: 'linear with bias', rows: ['gemm', 'copy'], inputs: [[2, 3], [4, 3], [4]], fn: (x, w, b) => torch.linear(x, w, b) },

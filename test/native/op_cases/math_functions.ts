@@ -93,6 +93,16 @@ const composed: RefCase[] = [
   { name: 'heaviside', inputs: { h: torch.tensor([-1, 0, 2, 0], { dtype: 'float32' }), v: torch.tensor([0.5], { dtype: 'float32' }) }, torch: 'torch.heaviside(h, v)',
     run: ({ h, v }) => torch.heaviside(h, v) },
   { name: 'heaviside of two dtypes is refused', inputs: { x, ints }, torch: 'torch.heaviside(x, ints)', run: ({ x, ints }) => torch.heaviside(x, ints), error: /different dtypes/ },
+  // float16 computes in float and rounds once, as PyTorch's CUDA kernel does (its CPU kernel rounds each step to
+  // float16, up to 6 float16 ulps away where logit is near 0).
+  { name: 'logit of 1,000 values (the cpu vector loop and its tail): the ends, out of range, NaN; float16, float64 and int64 inputs',
+    inputs: { p: torch.cat([torch.rand([997]), torch.tensor([0, 1, -0.5, 1.5, NaN, 1e-30, 0.999999])]) },
+    torch: '(torch.logit(p), torch.logit(p, eps=0.01), torch.logit(p.half().float()).half(), torch.logit(p.double(), eps=0.2), torch.logit((p * 3).long()))',
+    run: ({ p }) => [torch.logit(p), torch.logit(p, 0.01), torch.logit(p.half()), torch.logit(p.double(), 0.2), torch.logit(p.mul(3).long())] },
+  { name: 'exp, sigmoid, silu, tanh and log of 1,000 values (the cpu vector loops), with the edges',
+    inputs: { x: torch.cat([torch.randn([990]).mul(20), torch.tensor([100, -120, 0, -0, Infinity, -Infinity, NaN, 1e-40, -1e-40, 0.625])]) },
+    torch: '(x.exp(), x.sigmoid(), torch.nn.functional.silu(x), x.tanh(), x.abs().log(), x.log(), x.half().tanh(), x.bfloat16().exp())',
+    run: ({ x }) => [x.exp(), x.sigmoid(), x.silu(), x.tanh(), x.abs().log(), x.log(), x.half().tanh(), x.bfloat16().exp()] },
   { name: 'logit with and without eps', inputs: { p: torch.tensor([0, 0.25, 0.5, 0.9, 1], { dtype: 'float32' }) }, torch: '(torch.logit(p), torch.logit(p, eps=0.1))',
     run: ({ p }) => [torch.logit(p), torch.logit(p, 0.1)] },
 ];

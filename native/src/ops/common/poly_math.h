@@ -83,6 +83,39 @@ TSGPU_HD float logPositive(float x) {
   return (tail + f) + ef * 0.693145751953125f;
 }
 
+/**
+ * log(x) for every float: logPositive's polynomial, subnormals scaled by 2^23 first; log(0) = -inf,
+ * log(inf) = inf, NaN for NaN and below 0. Branch-free (selects), so a loop of it vectorizes.
+ */
+TSGPU_HD float logAny(float x) {
+  const bool sub = x < 1.17549435e-38f;  // subnormal, zero or negative: only the subnormals use the scaled value
+  const float r = logPositive(sub ? x * 8388608.0f : x) - (sub ? 15.9423851528787f : 0.0f);  // 23 ln 2
+  const float inf = detail::bitsFloat(0x7f800000u);
+  const float nan = detail::bitsFloat(0x7fc00000u);
+  const float big = x == inf ? inf : r;
+  const float low = x == 0.0f ? -inf : big;
+  return (x < 0.0f || x != x) ? nan : low;
+}
+
+/**
+ * tanh(x): an odd polynomial in x below |x| = 0.625 (no cancellation near 0), 1 - 2 / (exp(2|x|) + 1) with
+ * x's sign above (1 where exp overflows); NaN stays NaN, tanh(-0) = -0. Branch-free.
+ */
+TSGPU_HD float tanh(float x) {
+  const float a = absf(x);
+  const float z = x * x;
+  float p = -5.70498872745e-3f;
+  p = p * z + 2.06390887954e-2f;
+  p = p * z + -5.37397155531e-2f;
+  p = p * z + 1.33314422036e-1f;
+  p = p * z + -3.33332819422e-1f;
+  const float small = p * z * a + a;
+  const float big = 1.0f - 2.0f / (exp(a + a) + 1.0f);
+  // Both of |x|, then x's sign (so that tanh(-0) is -0).
+  const float m = a >= 0.625f ? big : small;
+  return detail::bitsFloat(detail::floatBits(m) | (detail::floatBits(x) & 0x80000000u));
+}
+
 /** sin(2 pi u) and cos(2 pi u): the reduction to [-1/8, 1/8] of a turn is exact for |u| < 2^20. */
 TSGPU_HD void sincos2pi(float u, float* s, float* c) {
   const float t = u * 4.0f + kRoundMagic;

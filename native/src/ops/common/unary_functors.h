@@ -112,6 +112,18 @@ struct LeakyRelu {
   TSGPU_HD T operator()(T x) const { return x * (x > T(0) ? T(1) : negativeSlope); }
 };
 
+/** logit(x) = log(c / (1 - c)), c = x clamped to [lo, hi] when clampIt (PyTorch's eps >= 0); NaN stays NaN. T is the compute type. */
+template <typename T>
+struct Logit {
+  bool clampIt = false;
+  T lo = T(0);
+  T hi = T(1);
+  TSGPU_HD T operator()(T x) const {
+    const T c = clampIt ? (x < lo ? lo : (x > hi ? hi : x)) : x;
+    return sm::log(c / (T(1) - c));
+  }
+};
+
 /** clamp(x, lo, hi) = min(max(x, lo), hi); NaN stays NaN; a missing bound is the type's limit. */
 template <typename T>
 struct Clamp {

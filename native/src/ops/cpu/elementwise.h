@@ -34,7 +34,7 @@ void contiguousRun(char* const* base, int64_t begin, int64_t n, const F& f, std:
   const char* const in[] = {base[I + 1]..., nullptr};
   if constexpr (sizeof...(In) == 1 && VecBulk<F>::kHas && kFloatStorage<Out> &&
                 std::is_same<std::tuple<In...>, std::tuple<Out>>::value) {
-    return runBulk<F>(reinterpret_cast<const Out*>(in[0]) + begin, o, n);
+    return runBulk<F>(f, reinterpret_cast<const Out*>(in[0]) + begin, o, n);
   }
   if constexpr (sizeof...(In) == 2 && VecBulk2<F>::kHas && kFloatStorage<Out> &&
                 std::is_same<std::tuple<In...>, std::tuple<Out, Out>>::value) {

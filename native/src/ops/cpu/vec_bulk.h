@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "base/dtype.h"
@@ -16,7 +17,7 @@ namespace tsgpu {
 namespace ops {
 namespace cpu {
 
-/** VecBulk<F>::run(x, y, n) computes y = F(x) over n floats, when kHas. */
+/** VecBulk<F>::run(f, x, y, n) computes y = f(x) over n floats, when kHas (f: for functors with members). */
 template <typename F>
 struct VecBulk {
   static constexpr bool kHas = false;
@@ -25,25 +26,64 @@ struct VecBulk {
 template <>
 struct VecBulk<fn::GeluExact> {
   static constexpr bool kHas = true;
-  static void run(const float* x, float* y, int64_t n) { vec::vecKernels().geluErf(x, y, n); }
+  static void run(const fn::GeluExact&, const float* x, float* y, int64_t n) { vec::vecKernels().geluErf(x, y, n); }
 };
 
 template <>
 struct VecBulk<fn::GeluTanh> {
   static constexpr bool kHas = true;
-  static void run(const float* x, float* y, int64_t n) { vec::vecKernels().geluTanh(x, y, n); }
+  static void run(const fn::GeluTanh&, const float* x, float* y, int64_t n) { vec::vecKernels().geluTanh(x, y, n); }
 };
 
 template <>
 struct VecBulk<fn::Erf> {
   static constexpr bool kHas = true;
-  static void run(const float* x, float* y, int64_t n) { vec::vecKernels().erf(x, y, n); }
+  static void run(const fn::Erf&, const float* x, float* y, int64_t n) { vec::vecKernels().erf(x, y, n); }
 };
 
 template <>
 struct VecBulk<fn::Tan> {
   static constexpr bool kHas = true;
-  static void run(const float* x, float* y, int64_t n) { vec::vecKernels().tan(x, y, n); }
+  static void run(const fn::Tan&, const float* x, float* y, int64_t n) { vec::vecKernels().tan(x, y, n); }
+};
+
+template <>
+struct VecBulk<fn::Exp> {
+  static constexpr bool kHas = true;
+  static void run(const fn::Exp&, const float* x, float* y, int64_t n) { vec::vecKernels().exp(x, y, n); }
+};
+
+template <>
+struct VecBulk<fn::Sigmoid> {
+  static constexpr bool kHas = true;
+  static void run(const fn::Sigmoid&, const float* x, float* y, int64_t n) { vec::vecKernels().sigmoid(x, y, n); }
+};
+
+template <>
+struct VecBulk<fn::Silu> {
+  static constexpr bool kHas = true;
+  static void run(const fn::Silu&, const float* x, float* y, int64_t n) { vec::vecKernels().silu(x, y, n); }
+};
+
+template <>
+struct VecBulk<fn::Tanh> {
+  static constexpr bool kHas = true;
+  static void run(const fn::Tanh&, const float* x, float* y, int64_t n) { vec::vecKernels().tanh(x, y, n); }
+};
+
+template <>
+struct VecBulk<fn::Log> {
+  static constexpr bool kHas = true;
+  static void run(const fn::Log&, const float* x, float* y, int64_t n) { vec::vecKernels().log(x, y, n); }
+};
+
+template <>
+struct VecBulk<fn::Logit<float>> {
+  static constexpr bool kHas = true;
+  static void run(const fn::Logit<float>& f, const float* x, float* y, int64_t n) {
+    const float inf = std::numeric_limits<float>::infinity();
+    vec::vecKernels().logit(x, y, n, f.clampIt ? f.lo : -inf, f.clampIt ? f.hi : inf);
+  }
 };
 
 /** VecBulk2<F>::run(a, b, y, n) computes y = F(a, b) over n floats, when kHas (two-input functors). */
@@ -68,15 +108,15 @@ constexpr int64_t kBulkBuffer = 1024;
 
 /** y[i] = F(x[i]) for a contiguous run of element type T (float or 16-bit float), with F's vector loop. */
 template <typename F, typename T>
-void runBulk(const T* x, T* y, int64_t n) {
+void runBulk(const F& f, const T* x, T* y, int64_t n) {
   if constexpr (std::is_same<T, float>::value) {
-    VecBulk<F>::run(x, y, n);
+    VecBulk<F>::run(f, x, y, n);
   } else {
     float buf[kBulkBuffer];
     for (int64_t b = 0; b < n; b += kBulkBuffer) {
       const int64_t m = n - b < kBulkBuffer ? n - b : kBulkBuffer;
       for (int64_t i = 0; i < m; ++i) buf[i] = static_cast<float>(x[b + i]);
-      VecBulk<F>::run(buf, buf, m);
+      VecBulk<F>::run(f, buf, buf, m);
       for (int64_t i = 0; i < m; ++i) y[b + i] = static_cast<T>(buf[i]);
     }
   }

@@ -1,4 +1,4 @@
-// The vectorized float32 loops behind the cpu fast paths of gelu, erf, tan,
+// The vectorized float32 loops behind the cpu fast paths of gelu, erf, exp, sigmoid, silu, tanh, log, logit, tan,
 // atan2, softmax, sum, dot and normal (randn): one source (vec_kernels.inc) compiled once per
 // instruction set (vec_kernels_{generic,avx2,avx512}.cc, flags in
 // CMakeLists.txt) and picked at run time for the machine. Each loop works
@@ -21,6 +21,18 @@ struct VecKernels {
   void (*geluTanh)(const float* x, float* y, int64_t n);
   /** y[i] = erf(x[i]) (poly_math.h's erf; x and y may be the same array, as in the loops below). */
   void (*erf)(const float* x, float* y, int64_t n);
+  /** y[i] = exp(x[i]) (poly_math.h's exp: 0 below -104, inf above 88.8, NaN stays NaN). */
+  void (*exp)(const float* x, float* y, int64_t n);
+  /** y[i] = 1 / (1 + exp(-x[i])). */
+  void (*sigmoid)(const float* x, float* y, int64_t n);
+  /** y[i] = x[i] / (1 + exp(-x[i])). */
+  void (*silu)(const float* x, float* y, int64_t n);
+  /** y[i] = tanh(x[i]) (poly_math.h's tanh). */
+  void (*tanh)(const float* x, float* y, int64_t n);
+  /** y[i] = log(x[i]) (poly_math.h's logAny: every float, NaN below 0). */
+  void (*log)(const float* x, float* y, int64_t n);
+  /** y[i] = log(c / (1 - c)), c = x[i] clamped to [lo, hi] (pass -inf, inf for no clamp; NaN stays NaN). */
+  void (*logit)(const float* x, float* y, int64_t n, float lo, float hi);
   /** y[i] = tan(x[i]): poly_math.h's tanReduced, and libm's tan (in double) beyond its range. */
   void (*tan)(const float* x, float* y, int64_t n);
   /** out[i] = atan2(y[i], x[i]): poly_math.h's atan2Regular, libm's atan2 for 0/0, inf/inf and NaN. */

@@ -1,9 +1,10 @@
 // poly_math.h against double precision: exp over its whole range (overflow,
-// the subnormals, inf and NaN), log of every Box–Muller uniform, sin/cos of
+// the subnormals, inf and NaN), log of every Box–Muller uniform and of every float, tanh, sin/cos of
 // every Box–Muller angle, gelu (erf and tanh) over [-12, 12] and at the edges,
 // erf over [-6, 6] and tan over the range it reduces in double.
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <sstream>
 
 #include "../harness.h"
@@ -58,6 +59,30 @@ TEST(poly_log_of_every_uniform) {
   checkWorst("log", worst, at, 2 * kUlp);
   CHECK(pm::logPositive(1.0f) == 0.0f);
   CHECK(std::fabs(pm::logPositive(1e30f) / std::log(1e30) - 1) < 2 * kUlp);
+}
+
+TEST(poly_log_of_every_float_within_two_ulps_and_tanh_within_three) {
+  double worst = 0, at = 0;
+  // Every 97th float bit pattern from the smallest subnormal to the largest finite value.
+  for (uint32_t b = 1; b < 0x7f800000u; b += 97) {
+    float x;
+    std::memcpy(&x, &b, sizeof x);
+    const double ref = std::log(static_cast<double>(x));
+    const double e = std::fabs(pm::logAny(x) - ref) / std::fmax(std::fabs(ref), 1e-30);
+    if (ref != 0 && e > worst) worst = e, at = x;
+  }
+  checkWorst("logAny", worst, at, 2 * kUlp);
+  CHECK(pm::logAny(1.0f) == 0.0f && pm::logAny(0.0f) == -INFINITY && pm::logAny(-0.0f) == -INFINITY);
+  CHECK(pm::logAny(INFINITY) == INFINITY && std::isnan(pm::logAny(-1.0f)) && std::isnan(pm::logAny(NAN)) && std::isnan(pm::logAny(-INFINITY)));
+  worst = 0, at = 0;
+  for (float x = -12.0f; x < 12.0f; x += 1.3e-4f) {
+    const double ref = std::tanh(static_cast<double>(x));
+    const double e = std::fabs(pm::tanh(x) - ref) / std::fmax(std::fabs(ref), 1e-30);
+    if (ref != 0 && e > worst) worst = e, at = x;
+  }
+  checkWorst("tanh", worst, at, 3 * kUlp);  // just above 0.625, 1 - 2 / (e^2x + 1) loses a bit to cancellation
+  CHECK(pm::tanh(100.0f) == 1.0f && pm::tanh(-INFINITY) == -1.0f && std::isnan(pm::tanh(NAN)));
+  CHECK(pm::tanh(0.0f) == 0.0f && std::signbit(pm::tanh(-0.0f)) && pm::tanh(1e-30f) == 1e-30f);
 }
 
 TEST(poly_sincos2pi_of_every_angle) {

@@ -1,6 +1,6 @@
 // The vectorized cpu loops (vec_kernels.h) of every instruction set this
 // machine runs, against the scalar math they vectorize: lengths around the
-// vector width (tails), in-place use, erf and tan, softmax's NaN / -inf / large-spread
+// vector width (tails), in-place use, erf, tan, exp, sigmoid, silu, tanh, log and logit, softmax's NaN / -inf / large-spread
 // rows, sums and dots of many elements against a double reference, and normal against
 // philox::normal4 at offsets that are not a multiple of the vector width.
 #include <cmath>
@@ -89,6 +89,44 @@ TEST(vec_erf_and_tan_match_the_scalar_math_at_every_tail) {
         const double want = pm::absf(x[i]) <= pm::kTanReducedMax ? pm::tanReduced(x[i]) : std::tan(static_cast<double>(x[i]));
         if (!close(t[i], want, 4)) failAt("tan", k->isa, n, i, t[i], want);
         if (!(inPlace[i] == t[i] || (std::isnan(inPlace[i]) && std::isnan(t[i])))) failAt("tan in place", k->isa, n, i, inPlace[i], t[i]);
+      }
+    }
+  }
+}
+
+TEST(vec_exp_sigmoid_silu_tanh_log_logit_match_the_scalar_math_at_every_tail) {
+  for (const vec::VecKernels* k : available()) {
+    for (int64_t n : kLengths) {
+      std::vector<float> x = values(n, 30.0f, 23);
+      // The edges: overflow and underflow of exp, zero of both signs, infinities, NaN, a subnormal.
+      if (n > 8) x[1] = 100.0f, x[2] = -120.0f, x[3] = 0.0f, x[4] = -0.0f, x[5] = INFINITY, x[6] = -INFINITY, x[7] = NAN, x[8] = 1e-40f;
+      std::vector<float> p(x.size());  // logit's arguments: mostly in (0, 1), and the edges
+      for (int64_t i = 0; i < n; ++i) p[i] = x[i] / 60.0f + 0.5f;
+      if (n > 8) p[1] = 0.0f, p[2] = 1.0f, p[3] = -0.5f, p[4] = 1.5f, p[5] = NAN, p[6] = 1e-30f;
+      std::vector<float> e(x.size()), s(x.size()), u(x.size()), t(x.size()), l(x.size()), g(x.size()), gc(x.size()), inPlace = x;
+      k->exp(x.data(), e.data(), n);
+      k->sigmoid(x.data(), s.data(), n);
+      k->silu(x.data(), u.data(), n);
+      k->tanh(x.data(), t.data(), n);
+      k->log(x.data(), l.data(), n);
+      k->logit(p.data(), g.data(), n, -INFINITY, INFINITY);
+      k->logit(p.data(), gc.data(), n, 0.05f, 0.95f);
+      k->tanh(inPlace.data(), inPlace.data(), n);
+      for (int64_t i = 0; i < n; ++i) {
+        const float v = x[i];
+        if (!close(e[i], pm::exp(v), 2)) failAt("exp", k->isa, n, i, e[i], pm::exp(v));
+        if (!close(s[i], 1.0 / (1.0 + std::exp(-static_cast<double>(v))), 3)) failAt("sigmoid", k->isa, n, i, s[i], 1.0 / (1.0 + std::exp(-static_cast<double>(v))));
+        const double silu = v / (1.0 + std::exp(-static_cast<double>(v)));
+        if (!(close(u[i], silu, 4) || (std::isnan(silu) && std::isnan(u[i])))) failAt("silu", k->isa, n, i, u[i], silu);
+        if (!close(t[i], std::tanh(static_cast<double>(v)), 2) || std::signbit(t[i]) != std::signbit(v)) failAt("tanh", k->isa, n, i, t[i], std::tanh(static_cast<double>(v)));
+        if (!(inPlace[i] == t[i] || (std::isnan(inPlace[i]) && std::isnan(t[i])))) failAt("tanh in place", k->isa, n, i, inPlace[i], t[i]);
+        if (!close(l[i], std::log(static_cast<double>(v)), 2)) failAt("log", k->isa, n, i, l[i], std::log(static_cast<double>(v)));
+        const double q = p[i];
+        const float r = p[i] / (1.0f - p[i]);  // the ratio as the loop rounds it
+        if (!close(g[i], std::log(static_cast<double>(r)), 2)) failAt("logit", k->isa, n, i, g[i], std::log(q / (1 - q)));
+        const float c = p[i] < 0.05f ? 0.05f : (p[i] > 0.95f ? 0.95f : p[i]);
+        const double wantClamped = std::isnan(p[i]) ? NAN : std::log(static_cast<double>(c / (1.0f - c)));
+        if (!close(gc[i], wantClamped, 2)) failAt("logit clamped", k->isa, n, i, gc[i], wantClamped);
       }
     }
   }
