@@ -23,59 +23,23 @@ struct VecBulk {
   static constexpr bool kHas = false;
 };
 
-template <>
-struct VecBulk<fn::GeluExact> {
-  static constexpr bool kHas = true;
-  static void run(const fn::GeluExact&, const float* x, float* y, int64_t n) { vec::vecKernels().geluErf(x, y, n); }
-};
-
-template <>
-struct VecBulk<fn::GeluTanh> {
-  static constexpr bool kHas = true;
-  static void run(const fn::GeluTanh&, const float* x, float* y, int64_t n) { vec::vecKernels().geluTanh(x, y, n); }
-};
-
-template <>
-struct VecBulk<fn::Erf> {
-  static constexpr bool kHas = true;
-  static void run(const fn::Erf&, const float* x, float* y, int64_t n) { vec::vecKernels().erf(x, y, n); }
-};
-
-template <>
-struct VecBulk<fn::Tan> {
-  static constexpr bool kHas = true;
-  static void run(const fn::Tan&, const float* x, float* y, int64_t n) { vec::vecKernels().tan(x, y, n); }
-};
-
-template <>
-struct VecBulk<fn::Exp> {
-  static constexpr bool kHas = true;
-  static void run(const fn::Exp&, const float* x, float* y, int64_t n) { vec::vecKernels().exp(x, y, n); }
-};
-
-template <>
-struct VecBulk<fn::Sigmoid> {
-  static constexpr bool kHas = true;
-  static void run(const fn::Sigmoid&, const float* x, float* y, int64_t n) { vec::vecKernels().sigmoid(x, y, n); }
-};
-
-template <>
-struct VecBulk<fn::Silu> {
-  static constexpr bool kHas = true;
-  static void run(const fn::Silu&, const float* x, float* y, int64_t n) { vec::vecKernels().silu(x, y, n); }
-};
-
-template <>
-struct VecBulk<fn::Tanh> {
-  static constexpr bool kHas = true;
-  static void run(const fn::Tanh&, const float* x, float* y, int64_t n) { vec::vecKernels().tanh(x, y, n); }
-};
-
-template <>
-struct VecBulk<fn::Log> {
-  static constexpr bool kHas = true;
-  static void run(const fn::Log&, const float* x, float* y, int64_t n) { vec::vecKernels().log(x, y, n); }
-};
+/** A functor without members whose loop is vecKernels().LOOP. */
+#define TSGPU_VEC_BULK(FUNCTOR, LOOP)                                                                            \
+  template <>                                                                                                 \
+  struct VecBulk<fn::FUNCTOR> {                                                                               \
+    static constexpr bool kHas = true;                                                                        \
+    static void run(const fn::FUNCTOR&, const float* x, float* y, int64_t n) { vec::vecKernels().LOOP(x, y, n); } \
+  };
+TSGPU_VEC_BULK(GeluExact, geluErf)
+TSGPU_VEC_BULK(GeluTanh, geluTanh)
+TSGPU_VEC_BULK(Erf, erf)
+TSGPU_VEC_BULK(Tan, tan)
+TSGPU_VEC_BULK(Exp, exp)
+TSGPU_VEC_BULK(Sigmoid, sigmoid)
+TSGPU_VEC_BULK(Silu, silu)
+TSGPU_VEC_BULK(Tanh, tanh)
+TSGPU_VEC_BULK(Log, log)
+#undef TSGPU_VEC_BULK
 
 template <>
 struct VecBulk<fn::Logit<float>> {
