@@ -112,18 +112,6 @@ struct LeakyRelu {
   TSGPU_HD T operator()(T x) const { return x * (x > T(0) ? T(1) : negativeSlope); }
 };
 
-/** logit(x) = log(c / (1 - c)), c = x clamped to [lo, hi] when clampIt (PyTorch's eps >= 0); NaN stays NaN. T is the compute type. */
-template <typename T>
-struct Logit {
-  bool clampIt = false;
-  T lo = T(0);
-  T hi = T(1);
-  TSGPU_HD T operator()(T x) const {
-    const T c = clampIt ? (x < lo ? lo : (x > hi ? hi : x)) : x;
-    return sm::log(c / (T(1) - c));
-  }
-};
-
 /** clamp(x, lo, hi) = min(max(x, lo), hi); NaN stays NaN; a missing bound is the type's limit. */
 template <typename T>
 struct Clamp {
@@ -133,6 +121,16 @@ struct Clamp {
     if (sm::isNan(x)) return x;
     const T r = x < lo ? lo : x;
     return r > hi ? hi : r;
+  }
+};
+
+/** logit(x) = log(c / (1 - c)), c = bounds(x) (PyTorch's eps: [eps, 1 - eps]; unbounded by default); NaN stays NaN. T is the compute type. */
+template <typename T>
+struct Logit {
+  Clamp<T> bounds;
+  TSGPU_HD T operator()(T x) const {
+    const T c = bounds(x);
+    return sm::log(c / (T(1) - c));
   }
 };
 

@@ -17,9 +17,10 @@ void logitCpu(OpCall& call) {
     using T = typename decltype(tag)::type;
     using M = OpMathType<T>;
     fn::Logit<M> f;
-    f.clampIt = eps >= 0.0;
-    f.lo = static_cast<M>(eps);
-    f.hi = static_cast<M>(1.0 - eps);
+    if (eps >= 0.0) {
+      f.bounds.lo = static_cast<M>(eps);
+      f.bounds.hi = static_cast<M>(1.0 - eps);
+    }
     cpu::Engine::template run<T, T>(call, call.out(0), {&call.in(0)}, f);
   });
 }

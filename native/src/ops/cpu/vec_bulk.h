@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 #include <type_traits>
 
 #include "base/dtype.h"
@@ -17,7 +16,7 @@ namespace tsgpu {
 namespace ops {
 namespace cpu {
 
-/** VecBulk<F>::run(f, x, y, n) computes y = f(x) over n floats, when kHas (f: for functors with members). */
+/** VecBulk<F>::run(f, x, y, n) computes y = f(x) over n floats, when kHas (f: for functors with members, logit's bounds). */
 template <typename F>
 struct VecBulk {
   static constexpr bool kHas = false;
@@ -45,8 +44,7 @@ template <>
 struct VecBulk<fn::Logit<float>> {
   static constexpr bool kHas = true;
   static void run(const fn::Logit<float>& f, const float* x, float* y, int64_t n) {
-    const float inf = std::numeric_limits<float>::infinity();
-    vec::vecKernels().logit(x, y, n, f.clampIt ? f.lo : -inf, f.clampIt ? f.hi : inf);
+    vec::vecKernels().logit(x, y, n, f.bounds.lo, f.bounds.hi);
   }
 };
 
